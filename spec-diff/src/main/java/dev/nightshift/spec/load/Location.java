@@ -1,0 +1,10 @@
+package dev.nightshift.spec.load;
+
+/** A place in a spec file; line and column are 1-based. */
+public record Location(String file, int line, int column) {
+
+    @Override
+    public String toString() {
+        return file + ":" + line + ":" + column;
+    }
+}

@@ -1,0 +1,145 @@
+package dev.nightshift.spec.load;
+
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
+
+/**
+ * Composes the documents of one file into {@link YamlNode} trees. Only composition runs, never
+ * construction: explicit tags other than YAML's own are refused, duplicate keys and merge keys
+ * are errors, and aliases, nesting and size are limited.
+ */
+final class YamlDocuments {
+
+    static final int MAX_ALIASES = 50;
+    static final int MAX_NESTING = 50;
+    static final int MAX_CODE_POINTS = 3 * 1024 * 1024;
+
+    private static final Set<Tag> ALLOWED_TAGS =
+            Set.of(Tag.STR, Tag.INT, Tag.FLOAT, Tag.BOOL, Tag.NULL, Tag.TIMESTAMP, Tag.MAP, Tag.SEQ);
+
+    private final String file;
+    private final List<SpecError> errors;
+
+    private YamlDocuments(String file, List<SpecError> errors) {
+        this.file = file;
+        this.errors = errors;
+    }
+
+    /** The documents of {@code content}; on a syntax error, none, and the error is added to {@code errors}. */
+    static List<YamlNode> compose(String file, String content, List<SpecError> errors) {
+        LoaderOptions options = new LoaderOptions();
+        options.setAllowDuplicateKeys(false);
+        options.setMaxAliasesForCollections(MAX_ALIASES);
+        options.setNestingDepthLimit(MAX_NESTING);
+        options.setCodePointLimit(MAX_CODE_POINTS);
+        options.setAllowRecursiveKeys(false);
+        Yaml yaml = new Yaml(options);
+        YamlDocuments reader = new YamlDocuments(file, errors);
+        List<YamlNode> documents = new ArrayList<>();
+        int before = errors.size();
+        try {
+            for (Node root : yaml.composeAll(new StringReader(content))) {
+                if (root != null) {
+                    documents.add(reader.convert(root, 0));
+                }
+            }
+        } catch (MarkedYAMLException e) {
+            Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            String problem = e.getProblem() != null ? e.getProblem() : e.getMessage();
+            String context = e.getContext() != null ? e.getContext() + ": " : "";
+            errors.add(new SpecError(file, mark == null ? 1 : mark.getLine() + 1,
+                    mark == null ? 1 : mark.getColumn() + 1, "", "invalid YAML: " + context + oneLine(problem)));
+            return List.of();
+        } catch (YAMLException e) {
+            errors.add(new SpecError(file, 1, 1, "", "invalid YAML: " + oneLine(e.getMessage())));
+            return List.of();
+        }
+        return errors.size() == before ? documents : List.of();
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "unreadable" : s.replaceAll("\\s+", " ").trim();
+    }
+
+    private Location where(Node node) {
+        Mark m = node.getStartMark();
+        return new Location(file, m.getLine() + 1, m.getColumn() + 1);
+    }
+
+    private YamlNode convert(Node node, int depth) {
+        if (depth > MAX_NESTING) {
+            errors.add(SpecError.at(where(node), "", "nested deeper than " + MAX_NESTING + " levels"));
+            return new YamlNode.Scalar("", YamlNode.ScalarKind.NULL, where(node));
+        }
+        if (!ALLOWED_TAGS.contains(node.getTag()) && !(node.getTag().equals(Tag.MERGE))) {
+            errors.add(SpecError.at(where(node), "", "the YAML tag " + node.getTag().getValue()
+                    + " is not allowed: specs hold plain mappings, lists and scalars only"));
+        }
+        if (node instanceof MappingNode map) {
+            Map<String, YamlNode.Entry> entries = new LinkedHashMap<>();
+            for (NodeTuple tuple : map.getValue()) {
+                Node keyNode = tuple.getKeyNode();
+                if (keyNode.getTag().equals(Tag.MERGE)) {
+                    errors.add(SpecError.at(where(keyNode), "", "merge keys (<<) are not supported: write the fields out"));
+                    continue;
+                }
+                if (!(keyNode instanceof ScalarNode key)) {
+                    errors.add(SpecError.at(where(keyNode), "", "mapping keys must be plain scalars"));
+                    continue;
+                }
+                if (entries.containsKey(key.getValue())) {
+                    Location first = entries.get(key.getValue()).keyWhere();
+                    errors.add(SpecError.at(where(keyNode), key.getValue(),
+                            "duplicate key (first set at line " + first.line() + ")"));
+                    continue;
+                }
+                entries.put(key.getValue(), new YamlNode.Entry(where(keyNode), convert(tuple.getValueNode(), depth + 1)));
+            }
+            return new YamlNode.MapNode(entries, where(node));
+        }
+        if (node instanceof SequenceNode seq) {
+            List<YamlNode> items = new ArrayList<>();
+            for (Node item : seq.getValue()) {
+                items.add(convert(item, depth + 1));
+            }
+            return new YamlNode.ListNode(items, where(node));
+        }
+        ScalarNode scalar = (ScalarNode) node;
+        return new YamlNode.Scalar(scalar.getValue(), kindOf(scalar.getTag()), where(node));
+    }
+
+    private static YamlNode.ScalarKind kindOf(Tag tag) {
+        if (tag.equals(Tag.INT)) {
+            return YamlNode.ScalarKind.INT;
+        }
+        if (tag.equals(Tag.FLOAT)) {
+            return YamlNode.ScalarKind.FLOAT;
+        }
+        if (tag.equals(Tag.BOOL)) {
+            return YamlNode.ScalarKind.BOOL;
+        }
+        if (tag.equals(Tag.NULL)) {
+            return YamlNode.ScalarKind.NULL;
+        }
+        if (tag.equals(Tag.TIMESTAMP)) {
+            return YamlNode.ScalarKind.TIMESTAMP;
+        }
+        return YamlNode.ScalarKind.STRING;
+    }
+}

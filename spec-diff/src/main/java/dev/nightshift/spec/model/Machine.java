@@ -1,0 +1,4 @@
+package dev.nightshift.spec.model;
+
+public record Machine(String type, MachineImageRef image) {
+}

@@ -1,0 +1,7 @@
+package dev.nightshift.spec.model;
+
+public enum TaintEffect {
+    NoSchedule,
+    PreferNoSchedule,
+    NoExecute
+}

@@ -1,0 +1,4 @@
+package dev.nightshift.spec.model;
+
+public record Volume(String type, Quantity size) {
+}

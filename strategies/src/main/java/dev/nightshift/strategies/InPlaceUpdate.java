@@ -1,0 +1,113 @@
+package dev.nightshift.strategies;
+
+import java.util.Comparator;
+import java.util.List;
+
+import dev.nightshift.spec.model.UpdateStrategy;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.plan.Step;
+
+/**
+ * AutoInPlaceUpdate and ManualInPlaceUpdate. Surge machines (Auto only) add capacity first; the
+ * other outdated nodes are cordoned, drained, updated in place and uncordoned within the limits;
+ * the old nodes paired with surge machines are drained and deleted last. Manual updates only the
+ * nodes the user selected and labels the others as candidates.
+ */
+final class InPlaceUpdate implements NodeUpdatePlanner {
+
+    @Override
+    public void plan(PoolView view, StartGate gate, PlanSink sink) {
+        boolean manual = view.spec().updateStrategy() == UpdateStrategy.ManualInPlaceUpdate;
+        RollingReplacement.deleteUnregistered(view, view.outdatedNodes(), sink);
+        for (ObservedNode node : view.nodes()) {
+            if (node.updatingInPlace()) {
+                continueUpdate(view, node, sink);
+            } else if (node.draining() && view.outdated(node) && Drains.progress(view, node, sink)) {
+                if (view.surgePartnerOf(node).isPresent()) {
+                    sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), false,
+                            view.desired().rollHash(), view.desired().kubeletHash()));
+                } else {
+                    sink.add(new Step.UpdateInPlace(node.name(), view.desired().rollHash(), view.desired().kubeletHash()));
+                }
+            }
+        }
+        startNew(view, gate, sink, manual);
+    }
+
+    private static void continueUpdate(PoolView view, ObservedNode node, PlanSink sink) {
+        if (view.current(node) && node.rollHash().isPresent() && node.ready()) {
+            sink.add(new Step.Uncordon(node.name()));
+            return;
+        }
+        boolean timedOut = node.inPlaceStartedAt()
+                .filter(t -> !t.plus(view.spec().machineControllerManager().inPlaceUpdateTimeout()).isAfter(view.now()))
+                .isPresent();
+        if (node.inPlaceFailed() || timedOut) {
+            // Stays cordoned: a person decides (force token or needs-update).
+            sink.failed.add(node.name());
+        }
+    }
+
+    private static void startNew(PoolView view, StartGate gate, PlanSink sink, boolean manual) {
+        int count = view.count();
+        int surgeRoom = count + view.maxSurge() - view.nodes().size();
+        int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
+        List<ObservedNode> eligible = view.outdatedNodes().stream()
+                .filter(ObservedNode::registered)
+                .filter(n -> !PoolView.inFlight(n) && !n.inPlaceFailed())
+                .sorted(Comparator.comparing((ObservedNode n) -> view.available(n)).thenComparing(ObservedNode::name))
+                .toList();
+        if (manual) {
+            for (ObservedNode n : eligible) {
+                if (!n.candidateForUpdate()) {
+                    sink.add(new Step.LabelCandidate(n.name()));
+                }
+                if (!n.selectedForUpdate()) {
+                    sink.awaitingSelection.add(n.name());
+                }
+            }
+            eligible = eligible.stream().filter(ObservedNode::selectedForUpdate).toList();
+        }
+        boolean canary = !view.canaryPassed();
+        boolean busy = RollingReplacement.updatesInFlight(view) > 0;
+        List<ObservedNode> unpaired = eligible.stream().filter(n -> view.surgePartnerOf(n).isEmpty()).toList();
+        // Surge machines pair with the last outdated nodes by name: those go last.
+        int started = 0;
+        for (int i = unpaired.size() - 1; i >= 0 && surgeRoom > 0 && !manual; i--) {
+            ObservedNode old = unpaired.get(i);
+            if (!gate.allows(old) || (canary && (busy || started > 0))) {
+                break;
+            }
+            sink.add(new Step.CreateMachine(old.name() + "-surge", view.desired().name(), old.name(),
+                    view.desired().rollHash(), view.desired().kubeletHash()));
+            surgeRoom--;
+            started++;
+        }
+        for (ObservedNode node : unpaired.subList(0, unpaired.size() - started)) {
+            boolean nodeAvailable = view.available(node);
+            if (!gate.allows(node) || (canary && (busy || started > 0)) || (nodeAvailable && unavailableRoom <= 0)) {
+                continue;
+            }
+            Drains.start(view, node, sink);
+            started++;
+            if (nodeAvailable) {
+                unavailableRoom--;
+            }
+        }
+        boolean unpairedLeft = view.outdatedNodes().stream()
+                .anyMatch(n -> n.registered() && view.surgePartnerOf(n).isEmpty());
+        if (unpairedLeft) {
+            return;
+        }
+        for (ObservedNode node : eligible) {
+            boolean partnerAvailable = view.surgePartnerOf(node).filter(view::available).isPresent();
+            boolean nodeAvailable = view.available(node);
+            if (partnerAvailable && (!nodeAvailable || unavailableRoom > 0)) {
+                Drains.start(view, node, sink);
+                if (nodeAvailable) {
+                    unavailableRoom--;
+                }
+            }
+        }
+    }
+}

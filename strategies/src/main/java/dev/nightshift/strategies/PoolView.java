@@ -1,0 +1,137 @@
+package dev.nightshift.strategies;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import dev.nightshift.spec.hash.HashScheme;
+import dev.nightshift.spec.hash.StampMatch;
+import dev.nightshift.spec.model.PoolRole;
+import dev.nightshift.spec.model.WorkerPoolSpec;
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.ObservedNode;
+
+/**
+ * The facts about one pool that the strategies decide from, all derived from what is observed now:
+ * size, resolved limits, which nodes are outdated and which are available.
+ */
+final class PoolView {
+
+    private final DesiredPool desired;
+    private final List<ObservedNode> nodes;
+    private final Instant now;
+    private final Set<String> names;
+
+    PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now) {
+        this.desired = desired;
+        this.nodes = observed.stream().filter(n -> !n.terminating())
+                .sorted(Comparator.comparing(ObservedNode::name)).toList();
+        this.now = now;
+        this.names = nodes.stream().map(ObservedNode::name).collect(Collectors.toSet());
+    }
+
+    DesiredPool desired() {
+        return desired;
+    }
+
+    WorkerPoolSpec spec() {
+        return desired.spec().pool();
+    }
+
+    Instant now() {
+        return now;
+    }
+
+    List<ObservedNode> nodes() {
+        return nodes;
+    }
+
+    boolean bastion() {
+        return spec().role() == PoolRole.BASTION;
+    }
+
+    /** Every machine counts once, except a surge machine whose old partner still exists. */
+    int count() {
+        return (int) nodes.stream().filter(n -> !hasLivePartner(n)).count();
+    }
+
+    boolean hasLivePartner(ObservedNode n) {
+        return n.surgeFor().filter(names::contains).isPresent();
+    }
+
+    Optional<ObservedNode> surgePartnerOf(ObservedNode old) {
+        return nodes.stream().filter(n -> n.surgeFor().filter(old.name()::equals).isPresent()).findFirst();
+    }
+
+    int maxSurge() {
+        return desired.spec().maxSurge().resolve(count(), true);
+    }
+
+    /** With both limits 0 after rounding, one node may be unavailable (the Deployment rule). */
+    int maxUnavailable() {
+        int u = desired.spec().maxUnavailable().resolve(count(), false);
+        return (u == 0 && maxSurge() == 0) ? 1 : u;
+    }
+
+    Duration minReady() {
+        return Duration.ofSeconds(spec().minReadySeconds());
+    }
+
+    /** Bastions never register: for them, available means the provider reports the machine running. */
+    boolean available(ObservedNode n) {
+        if (bastion()) {
+            return !n.terminating() && n.ready();
+        }
+        return n.available(now, minReady());
+    }
+
+    int availableCount() {
+        return (int) nodes.stream().filter(this::available).count();
+    }
+
+    /** Not at the desired roll hash, or marked needs-update. An unstamped node is adopted, not outdated. */
+    boolean outdated(ObservedNode n) {
+        return n.needsUpdate() || hashOutdated(n);
+    }
+
+    /** Stamped with a roll hash that is not the desired one: a spec change, not a needs-update mark. */
+    boolean hashOutdated(ObservedNode n) {
+        return n.rollHash().map(h -> HashScheme.ROLL.match(h, desired.spec()) == StampMatch.OUTDATED).orElse(false);
+    }
+
+    boolean needsStamp(ObservedNode n) {
+        if (n.rollHash().isEmpty()) {
+            return n.registered() || bastion();
+        }
+        return HashScheme.ROLL.match(n.rollHash().get(), desired.spec()) == StampMatch.RESTAMP
+                || n.kubeletHash().filter(k -> HashScheme.KUBELET.match(k, desired.spec()) == StampMatch.RESTAMP).isPresent();
+    }
+
+    /** Runs the desired roll hash (or has no hash yet and is being adopted). */
+    boolean current(ObservedNode n) {
+        return !outdated(n);
+    }
+
+    boolean kubeletOutdated(ObservedNode n) {
+        return current(n) && n.kubeletHash()
+                .map(h -> HashScheme.KUBELET.match(h, desired.spec()) == StampMatch.OUTDATED).orElse(false);
+    }
+
+    List<ObservedNode> outdatedNodes() {
+        return nodes.stream().filter(this::outdated).toList();
+    }
+
+    /** Some node runs the desired spec and is available: the canary has passed. */
+    boolean canaryPassed() {
+        return nodes.stream().anyMatch(n -> current(n) && n.rollHash().isPresent() && available(n));
+    }
+
+    /** Nightshift cordoned it to drain it, or is updating it in place. */
+    static boolean inFlight(ObservedNode n) {
+        return n.draining() || n.updatingInPlace();
+    }
+}

@@ -1,0 +1,268 @@
+package dev.nightshift.strategies;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.nightshift.spec.model.Taint;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.plan.Plan;
+import dev.nightshift.strategies.plan.PoolPhase;
+import dev.nightshift.strategies.plan.PoolReport;
+import dev.nightshift.strategies.plan.Step;
+
+/**
+ * The level-triggered rollout planner: from the desired state and what is observed now, the next
+ * safe steps. It keeps no memory between calls; everything a timer or counter needs is in the
+ * observed state, so a crash or a leader change resumes cleanly.
+ *
+ * <p>Pools go one at a time, bastions first, then control planes, apiservers and nodes, by name
+ * within a role. Adoption, re-stamping and label/taint propagation happen in every pool at once:
+ * they disrupt nothing.
+ */
+public final class RolloutPlanner {
+
+    public static final String PROGRESS_DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
+
+    public Plan plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
+        List<Step> steps = new ArrayList<>();
+        Map<String, PoolReport> reports = new LinkedHashMap<>();
+        List<Instant> wakeTimes = new ArrayList<>();
+        boolean turnTaken = false;
+        for (DesiredPool pool : desired.pools()) {
+            PoolView view = new PoolView(pool, observed.nodesOf(pool.name()), now);
+            PoolStatus status = observed.status(pool.name());
+            PlanSink sink = new PlanSink();
+            List<String> adopted = stampAndPropagate(view, sink);
+
+            boolean rollWork = !view.outdatedNodes().isEmpty();
+            boolean kubeletWork = !rollWork && KubeletRestarts.anyOutdated(view);
+            boolean reportOnly = rollWork && !view.spec().drainAndTerminate();
+            boolean myTurn = !turnTaken;
+            boolean healthy = healthy(view, observed);
+            boolean validated = healthy && status.validationStreak() >= desired.validationsRequired();
+            Optional<Instant> intervalEnd = status.lastTerminationAt().map(t -> t.plus(view.spec().interval()))
+                    .filter(t -> t.isAfter(now));
+            intervalEnd.ifPresent(wakeTimes::add);
+            StartGate selected = node -> myTurn && !status.paused() && windowAllows(observed.maintenance(), view, node);
+            StartGate gate = node -> selected.allows(node) && validated && intervalEnd.isEmpty();
+
+            // Work in flight is always carried on, so that no node is left cordoned or half-drained.
+            boolean nodesInFlight = view.nodes().stream().anyMatch(PoolView::inFlight);
+            boolean restartsInFlight = view.nodes().stream().anyMatch(n -> n.kubeletRestartAt().isPresent());
+            if (!reportOnly && (rollWork || nodesInFlight)) {
+                planner(view).plan(view, gate, sink);
+            }
+            if (!rollWork && (kubeletWork || restartsInFlight)) {
+                KubeletRestarts.plan(view, gate, sink);
+            }
+            retireCreationTimeouts(view, sink, wakeTimes);
+            cleanUpCurrentNodes(view, sink);
+            taints(view, reportOnly ? node -> true : selected, sink);
+            boolean wantsToStart = (rollWork || kubeletWork) && !reportOnly && myTurn && !status.paused()
+                    && view.nodes().stream().anyMatch(selected::allows);
+            if (wantsToStart && healthy && status.validationStreak() < desired.validationsRequired()) {
+                sink.add(new Step.Validate(pool.name()));
+            }
+
+            PoolPhase phase = phase(view, status, sink, rollWork, kubeletWork, reportOnly, myTurn, validated,
+                    selected, observed.maintenance());
+            if ((rollWork || kubeletWork) && phase != PoolPhase.REPORT_ONLY && phase != PoolPhase.AWAITING_SELECTION) {
+                turnTaken = true;
+            }
+            PoolReport report = report(view, status, sink, phase, adopted, now, wakeTimes);
+            reports.put(pool.name(), report);
+            steps.addAll(sink.steps);
+            wakeTimes.addAll(timers(view));
+        }
+        Optional<Instant> wakeAt = wakeTimes.stream().filter(t -> t.isAfter(now)).min(Instant::compareTo);
+        return new Plan(steps, reports, wakeAt);
+    }
+
+    private static NodeUpdatePlanner planner(PoolView view) {
+        return switch (view.spec().updateStrategy()) {
+            case AutoRollingUpdate -> new RollingReplacement();
+            case Replace -> new ReplaceAll();
+            case AutoInPlaceUpdate, ManualInPlaceUpdate -> new InPlaceUpdate();
+        };
+    }
+
+    /** Spec changes wait for {@code specRolloutAllowed}; needs-update marks for {@code selfInitiatedAllowed}. */
+    private static boolean windowAllows(MaintenanceState maintenance, PoolView view, ObservedNode node) {
+        boolean selfInitiated = node.needsUpdate() && !view.hashOutdated(node) && !view.kubeletOutdated(node);
+        return selfInitiated ? maintenance.selfInitiatedAllowed() : maintenance.specRolloutAllowed();
+    }
+
+    /** The pool's own registered nodes and the control plane are Ready; other pools do not count. */
+    private static boolean healthy(PoolView view, ObservedCluster observed) {
+        if (!observed.controlPlaneReady()) {
+            return false;
+        }
+        return view.bastion() || view.nodes().stream().filter(ObservedNode::registered).allMatch(ObservedNode::ready);
+    }
+
+    private static List<String> stampAndPropagate(PoolView view, PlanSink sink) {
+        List<String> adopted = new ArrayList<>();
+        DesiredPool pool = view.desired();
+        for (ObservedNode node : view.nodes()) {
+            if (view.needsStamp(node)) {
+                boolean adopt = node.rollHash().isEmpty();
+                if (adopt) {
+                    adopted.add(node.name());
+                }
+                sink.add(new Step.Stamp(node.name(), pool.rollHash(), pool.kubeletHash(), adopt));
+            }
+            if (node.registered() && !view.bastion()) {
+                Map<String, String> labels = pool.labels();
+                List<Taint> taints = view.spec().taints();
+                if (!labels.equals(node.managedLabels()) || !taints.equals(node.managedTaints())) {
+                    sink.add(new Step.Propagate(node.name(), labels, taints));
+                }
+            }
+        }
+        return adopted;
+    }
+
+    /** A machine that did not register within creationTimeout is deleted; the provider tries again. */
+    private static void retireCreationTimeouts(PoolView view, PlanSink sink, List<Instant> wakeTimes) {
+        Duration timeout = view.spec().machineControllerManager().creationTimeout();
+        for (ObservedNode node : view.nodes()) {
+            boolean pending = view.bastion() ? !node.ready() : !node.registered();
+            if (!pending || node.createdAt().isEmpty() || view.outdated(node)) {
+                continue;
+            }
+            Instant deadline = node.createdAt().get().plus(timeout);
+            if (deadline.isAfter(view.now())) {
+                wakeTimes.add(deadline);
+            } else {
+                sink.failed.add(node.name());
+                sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), !view.hasLivePartner(node),
+                        view.desired().rollHash(), view.desired().kubeletHash()));
+            }
+        }
+    }
+
+    /** A node that runs the desired spec again (the target was reverted) is released from its drain. */
+    private static void cleanUpCurrentNodes(PoolView view, PlanSink sink) {
+        for (ObservedNode node : view.nodes()) {
+            if (view.current(node) && node.draining() && !node.updatingInPlace() && node.rollHash().isPresent()) {
+                sink.add(new Step.Uncordon(node.name()));
+            }
+        }
+    }
+
+    /**
+     * Outdated nodes selected for update carry the PreferNoSchedule taint; a node no longer selected
+     * (current again, window closed, paused, not the pool's turn) loses it unless it is in flight.
+     */
+    private static void taints(PoolView view, StartGate selected, PlanSink sink) {
+        if (view.bastion()) {
+            return;
+        }
+        for (ObservedNode node : view.nodes()) {
+            if (!node.registered()) {
+                continue;
+            }
+            boolean wanted = view.outdated(node) && selected.allows(node);
+            if (wanted && !node.updateTainted()) {
+                sink.steps.add(0, new Step.Taint(node.name()));
+            } else if (!wanted && node.updateTainted() && !(view.outdated(node) && PoolView.inFlight(node))) {
+                sink.add(new Step.Untaint(node.name()));
+            }
+        }
+    }
+
+    private static PoolPhase phase(PoolView view, PoolStatus status, PlanSink sink, boolean rollWork, boolean kubeletWork,
+                                   boolean reportOnly, boolean myTurn, boolean validated, StartGate selected,
+                                   MaintenanceState maintenance) {
+        boolean inFlight = view.nodes().stream().anyMatch(n -> PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()
+                || (view.current(n) && !view.available(n)));
+        if (!rollWork && !kubeletWork) {
+            return PoolPhase.CURRENT;
+        }
+        if (reportOnly) {
+            return PoolPhase.REPORT_ONLY;
+        }
+        if (!sink.failed.isEmpty()) {
+            return PoolPhase.FAILED;
+        }
+        if (status.paused()) {
+            return PoolPhase.PAUSED;
+        }
+        if (!myTurn) {
+            return PoolPhase.WAITING_FOR_TURN;
+        }
+        if (!inFlight && view.nodes().stream().noneMatch(selected::allows)) {
+            return PoolPhase.WAITING_FOR_WINDOW;
+        }
+        if (!inFlight && !validated) {
+            return PoolPhase.WAITING_FOR_VALIDATION;
+        }
+        if (!inFlight && !sink.awaitingSelection.isEmpty()
+                && view.outdatedNodes().stream().noneMatch(ObservedNode::selectedForUpdate)) {
+            return PoolPhase.AWAITING_SELECTION;
+        }
+        return kubeletWork ? PoolPhase.RESTARTING_KUBELETS : PoolPhase.UPDATING;
+    }
+
+    private static PoolReport report(PoolView view, PoolStatus status, PlanSink sink, PoolPhase phase,
+                                     List<String> adopted, Instant now, List<Instant> wakeTimes) {
+        int outdated = 0;
+        int current = 0;
+        int updating = 0;
+        for (ObservedNode n : view.nodes()) {
+            if (view.hasLivePartner(n) && !view.available(n)) {
+                continue;
+            }
+            if (PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()) {
+                updating++;
+            }
+            if (view.outdated(n) || view.kubeletOutdated(n)) {
+                outdated++;
+            } else {
+                current++;
+            }
+        }
+        boolean waiting = phase == PoolPhase.PAUSED || phase == PoolPhase.WAITING_FOR_TURN
+                || phase == PoolPhase.WAITING_FOR_WINDOW || phase == PoolPhase.AWAITING_SELECTION
+                || phase == PoolPhase.REPORT_ONLY;
+        Optional<Instant> lastProgress = status.lastProgressAt();
+        if (outdated < status.outdatedNodes() || (status.outdatedNodes() == 0 && outdated > 0) || waiting
+                || lastProgress.isEmpty()) {
+            // Progress, a new rollout, or a wait that is not the rollout's fault: the deadline starts again.
+            lastProgress = Optional.of(now);
+        }
+        Instant deadline = lastProgress.get().plus(view.desired().spec().progressDeadline());
+        boolean progressing = outdated == 0 || deadline.isAfter(now);
+        if (outdated > 0 && progressing) {
+            wakeTimes.add(deadline);
+        }
+        PoolStatus next = status.withProgress(outdated, lastProgress);
+        return new PoolReport(view.desired().name(), phase, view.count(), current, outdated, updating, sink.failed.size(),
+                view.maxSurge(), view.maxUnavailable(), progressing, progressing ? "" : PROGRESS_DEADLINE_EXCEEDED,
+                adopted, sink.awaitingSelection, sink.blockedDrains, next);
+    }
+
+    /** When something changes by itself: minReadySeconds passing, drain and in-place deadlines. */
+    private static List<Instant> timers(PoolView view) {
+        List<Instant> times = new ArrayList<>();
+        for (ObservedNode n : view.nodes()) {
+            n.readySince().map(t -> t.plus(view.minReady())).ifPresent(times::add);
+            if (n.draining()) {
+                times.add(Drains.deadline(view, n));
+            }
+            n.inPlaceStartedAt().map(t -> t.plus(view.spec().machineControllerManager().inPlaceUpdateTimeout()))
+                    .ifPresent(times::add);
+        }
+        return times;
+    }
+}

@@ -1,0 +1,25 @@
+package dev.nightshift.strategies.plan;
+
+/** Where a pool's update stands. */
+public enum PoolPhase {
+    /** Every node runs the desired spec. */
+    CURRENT,
+    /** Nodes are being replaced or updated. */
+    UPDATING,
+    /** Kubelets are being restarted. */
+    RESTARTING_KUBELETS,
+    /** An earlier pool (by role, then name) is updating first. */
+    WAITING_FOR_TURN,
+    /** Outdated nodes wait for a maintenance window. */
+    WAITING_FOR_WINDOW,
+    /** Outdated nodes wait for the cluster to validate. */
+    WAITING_FOR_VALIDATION,
+    /** The user paused the rollout. */
+    PAUSED,
+    /** drainAndTerminate is false: outdated nodes are tainted and reported only. */
+    REPORT_ONLY,
+    /** ManualInPlaceUpdate: outdated nodes wait for the user to select them. */
+    AWAITING_SELECTION,
+    /** A node failed and needs a user decision. */
+    FAILED
+}

@@ -1,0 +1,79 @@
+package dev.nightshift.strategies.plan;
+
+import java.util.List;
+import java.util.Map;
+
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.spec.model.Taint;
+
+/**
+ * One action for the executor. Steps are idempotent against the cluster: executing one whose
+ * effect is already there changes nothing, so a plan can be re-run after a crash.
+ */
+public sealed interface Step {
+
+    /** The node or machine the step acts on; for pool-wide steps the pool. */
+    String target();
+
+    /** Stamp an unstamped node (adoption) or one stamped by an older hash version (re-stamp): never disrupts it. */
+    record Stamp(String target, StampedHash rollHash, StampedHash kubeletHash, boolean adopted) implements Step {
+    }
+
+    /** Put Nightshift's PreferNoSchedule taint on a node selected for update, so new pods avoid it. */
+    record Taint(String target) implements Step {
+    }
+
+    record Untaint(String target) implements Step {
+    }
+
+    record Cordon(String target) implements Step {
+    }
+
+    /** Lift Nightshift's cordon and forget its drain or in-place start. */
+    record Uncordon(String target) implements Step {
+    }
+
+    /** Start or continue draining: evict every pod not owned by a DaemonSet and not a mirror pod. */
+    record Drain(String target) implements Step {
+    }
+
+    /** Delete a pod whose eviction a budget kept refusing (onEvictionBlocked: ForceDelete). */
+    record ForceDeletePod(String target, String pod) implements Step {
+    }
+
+    /**
+     * Delete a machine. With {@code replace}, the provider creates a replacement from the pool's
+     * desired template in the same call (as terminating an instance of a scaling group without
+     * lowering its size), so the pool's size survives a crash between the two.
+     */
+    record DeleteMachine(String target, String pool, boolean replace, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+    }
+
+    /** Create a surge machine that takes {@code surgeFor}'s place once it is available. */
+    record CreateMachine(String target, String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+    }
+
+    /** Apply the desired roll-hash inputs to a drained node in place; it reports the new hash when done. */
+    record UpdateInPlace(String target, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+    }
+
+    /** Restart the kubelet with its new configuration or patch version; no cordon, no drain. */
+    record RestartKubelet(String target, StampedHash kubeletHash) implements Step {
+    }
+
+    /** Set the pool's labels and taints on a node and remove the ones Nightshift set that are gone. */
+    record Propagate(String target, Map<String, String> labels, List<dev.nightshift.spec.model.Taint> taints) implements Step {
+        public Propagate {
+            labels = Map.copyOf(labels);
+            taints = List.copyOf(taints);
+        }
+    }
+
+    /** Mark an outdated node {@code node.nightshift.dev/candidate-for-update=true} for the user to select. */
+    record LabelCandidate(String target) implements Step {
+    }
+
+    /** Check the pool's nodes and the control plane and record the result in the pool's streak. */
+    record Validate(String target) implements Step {
+    }
+}

@@ -1,0 +1,21 @@
+package dev.nightshift.strategies.sim;
+
+/**
+ * What can go wrong in a simulation, each as a probability drawn from the seeded generator.
+ *
+ * @param createJitter      extra creation time, up to this share of the creation time
+ * @param createFailure     a new machine never registers
+ * @param neverReady        a new machine registers but never becomes Ready
+ * @param pdbBlocked        a drained node has a pod whose budget refuses every eviction
+ * @param inPlaceFailure    an in-place update fails
+ * @param crash             the agent crashes part-way through executing a plan
+ */
+public record Faults(double createJitter, double createFailure, double neverReady, double pdbBlocked,
+                     double inPlaceFailure, double crash) {
+
+    public static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0);
+
+    public static Faults crashes(double probability) {
+        return new Faults(0, 0, 0, 0, 0, probability);
+    }
+}

@@ -1,0 +1,389 @@
+package dev.nightshift.strategies.sim;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.spec.model.PoolRole;
+import dev.nightshift.spec.model.ResolvedPool;
+import dev.nightshift.spec.model.UpdateStrategy;
+import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.strategies.model.BlockedEviction;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.plan.Plan;
+import dev.nightshift.strategies.plan.PoolReport;
+import dev.nightshift.strategies.plan.Step;
+
+/**
+ * A deterministic discrete-event simulation of one pool's update: a virtual clock, a simulated
+ * provider and cluster, and the real planner asked again after every change. The planner is
+ * stateless, so a crash is simulated by executing only part of a plan and asking again.
+ */
+public final class Simulator {
+
+    static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+    private static final Duration EVICTION_RETRY = Duration.ofSeconds(5);
+    private static final int MAX_PLANS_PER_INSTANT = 10_000;
+
+    private final RolloutPlanner planner;
+
+    public Simulator(RolloutPlanner planner) {
+        this.planner = planner;
+    }
+
+    public SimulationResult run(SimulationSetup setup) {
+        return new Run(setup).execute();
+    }
+
+    private enum EventKind { READY, DRAINED, EVICTION_RETRY, IN_PLACE_DONE, KUBELET_DONE }
+
+    private record Event(Instant at, long seq, EventKind kind, String node) implements Comparable<Event> {
+        @Override
+        public int compareTo(Event o) {
+            int c = at.compareTo(o.at);
+            return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+    }
+
+    private final class Run {
+        private final SimulationSetup setup;
+        private final DesiredPool pool;
+        private final DesiredCluster desired;
+        private final Random random;
+        private final Map<String, ObservedNode> nodes = new TreeMap<>();
+        private final PriorityQueue<Event> events = new PriorityQueue<>();
+        private final Set<String> drainTimeElapsed = new HashSet<>();
+        private final List<TimelineEvent> timeline = new ArrayList<>();
+        private final List<String> violations = new ArrayList<>();
+        private PoolStatus status = PoolStatus.NEW;
+        private Instant now = START;
+        private long seq;
+        private int created;
+        private int peakNodes;
+        private int peakUnavailable;
+        private Plan lastPlan;
+
+        Run(SimulationSetup setup) {
+            this.setup = setup;
+            this.desired = setup.desired();
+            this.pool = desired.pools().stream().filter(p -> p.name().equals(setup.pool())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no pool " + setup.pool()));
+            this.random = new Random(setup.seed());
+            StampedHash oldRoll = new StampedHash(pool.rollHash().version(), "0".repeat(32));
+            StampedHash oldKubelet = new StampedHash(pool.kubeletHash().version(), "0".repeat(32));
+            for (int i = 1; i <= setup.nodes(); i++) {
+                String name = pool.name() + "-" + i;
+                ObservedNode.Builder b = ObservedNode.ready(name, pool.name(), START).toBuilder()
+                        .rollHash(oldRoll).kubeletHash(oldKubelet)
+                        .managedLabels(pool.labels()).managedTaints(pool.spec().pool().taints());
+                if (bastion()) {
+                    b.registered(false);
+                }
+                nodes.put(name, b.build());
+            }
+            peakNodes = nodes.size();
+        }
+
+        private boolean bastion() {
+            return pool.spec().pool().role() == PoolRole.BASTION;
+        }
+
+        SimulationResult execute() {
+            Instant horizon = START.plus(setup.horizon());
+            String failure = "";
+            while (true) {
+                settle();
+                if (done()) {
+                    break;
+                }
+                Optional<Instant> next = nextTime();
+                if (next.isEmpty()) {
+                    failure = stuckReason();
+                    break;
+                }
+                if (next.get().isAfter(horizon)) {
+                    failure = "not finished after " + setup.horizon().toHours() + "h: " + stuckReason();
+                    break;
+                }
+                now = next.get();
+                while (!events.isEmpty() && !events.peek().at().isAfter(now)) {
+                    handle(events.poll());
+                }
+            }
+            double makespan = timeline.isEmpty() ? 0 : timeline.get(timeline.size() - 1).t();
+            ResolvedPool spec = pool.spec();
+            int count = setup.nodes();
+            int s = spec.maxSurge().resolve(count, true);
+            int u = spec.maxUnavailable().resolve(count, false);
+            if (s == 0 && u == 0) {
+                u = 1;
+            }
+            return new SimulationResult(pool.name(), spec.pool().updateStrategy().name(), count, s, u, failure.isEmpty(),
+                    failure, makespan, LowerBound.seconds(spec, count, seconds(setup.create()), seconds(setup.drain())),
+                    peakNodes, peakUnavailable, violations, timeline);
+        }
+
+        /** Plans and executes at the current instant until a plan changes nothing. */
+        private void settle() {
+            for (int i = 0; i < MAX_PLANS_PER_INSTANT; i++) {
+                lastPlan = planner.plan(desired, observed(), now);
+                PoolReport report = lastPlan.pools().get(pool.name());
+                Map<String, ObservedNode> before = new TreeMap<>(nodes);
+                PoolStatus statusBefore = status;
+                status = report.status();
+                List<Step> steps = lastPlan.steps();
+                if (setup.faults().crash() > 0 && steps.size() > 1 && random.nextDouble() < setup.faults().crash()) {
+                    steps = steps.subList(0, random.nextInt(steps.size()));
+                }
+                for (Step step : steps) {
+                    apply(step);
+                }
+                measure();
+                if (before.equals(nodes) && statusBefore.equals(status)) {
+                    return;
+                }
+            }
+            throw new IllegalStateException("the planner did not settle at t=" + t() + " after " + MAX_PLANS_PER_INSTANT + " plans");
+        }
+
+        private ObservedCluster observed() {
+            return new ObservedCluster(List.copyOf(nodes.values()), true, MaintenanceState.OPEN, Map.of(pool.name(), status));
+        }
+
+        private boolean done() {
+            boolean allCurrent = nodes.values().stream().allMatch(n -> n.rollHash().equals(Optional.of(pool.rollHash()))
+                    && n.kubeletHash().equals(Optional.of(pool.kubeletHash())) && n.ready() && !n.cordoned()
+                    && !n.draining() && !n.updatingInPlace() && !n.needsUpdate() && (n.registered() || bastion()));
+            return allCurrent && lastPlan.steps().isEmpty();
+        }
+
+        private Optional<Instant> nextTime() {
+            Optional<Instant> event = Optional.ofNullable(events.peek()).map(Event::at);
+            Optional<Instant> wake = lastPlan.wakeAt();
+            if (event.isPresent() && wake.isPresent()) {
+                return Optional.of(event.get().isBefore(wake.get()) ? event.get() : wake.get());
+            }
+            return event.or(() -> wake);
+        }
+
+        private String stuckReason() {
+            PoolReport r = lastPlan.pools().get(pool.name());
+            StringBuilder b = new StringBuilder("pool " + r.pool() + " is " + r.phase() + " with " + r.outdated()
+                    + " outdated node(s)");
+            if (r.failed() > 0) {
+                b.append(", ").append(r.failed()).append(" failed");
+            }
+            r.blockedDrains().forEach(d -> b.append("; drain of ").append(d.node()).append(" blocked by pod ")
+                    .append(d.eviction().pod()).append(" (budget ").append(d.eviction().disruptionBudget()).append(')'));
+            nodes.values().stream().filter(n -> n.registered() && !n.ready())
+                    .forEach(n -> b.append("; ").append(n.name()).append(" is not Ready"));
+            return b.toString();
+        }
+
+        // ---- the simulated provider and cluster --------------------------------------------
+
+        private void apply(Step step) {
+            String name = step.target();
+            ObservedNode node = nodes.get(name);
+            if (step instanceof Step.Stamp s) {
+                update(node.toBuilder().rollHash(s.rollHash()).kubeletHash(s.kubeletHash()).build());
+            } else if (step instanceof Step.Taint t) {
+                if (node != null && !node.updateTainted()) {
+                    update(node.toBuilder().updateTainted(true).build());
+                    record(name, "TAINT");
+                }
+            } else if (step instanceof Step.Untaint t) {
+                if (node != null && node.updateTainted()) {
+                    update(node.toBuilder().updateTainted(false).build());
+                    record(name, "UNTAINT");
+                }
+            } else if (step instanceof Step.Cordon c) {
+                if (node != null && !node.cordoned()) {
+                    update(node.toBuilder().cordoned(true).build());
+                    record(name, "CORDON");
+                }
+            } else if (step instanceof Step.Uncordon u) {
+                if (node != null) {
+                    if (node.cordoned()) {
+                        record(name, "UNCORDON");
+                    }
+                    update(node.toBuilder().cordoned(false).drainStartedAt(null).drained(false).inPlaceStartedAt(null)
+                            .kubeletRestartAt(null).blockedEvictions(List.of()).build());
+                }
+            } else if (step instanceof Step.Drain d) {
+                if (node != null && !node.draining()) {
+                    List<BlockedEviction> blocked = random.nextDouble() < setup.faults().pdbBlocked()
+                            ? List.of(new BlockedEviction(name + "-pod", pool.name() + "-pdb", 0)) : List.of();
+                    update(node.toBuilder().drainStartedAt(now).blockedEvictions(blocked).build());
+                    record(name, "DRAIN");
+                    schedule(setup.drain(), EventKind.DRAINED, name);
+                    if (!blocked.isEmpty()) {
+                        schedule(EVICTION_RETRY, EventKind.EVICTION_RETRY, name);
+                    }
+                }
+            } else if (step instanceof Step.ForceDeletePod f) {
+                if (node != null) {
+                    List<BlockedEviction> left = node.blockedEvictions().stream().filter(b -> !b.pod().equals(f.pod())).toList();
+                    update(node.toBuilder().blockedEvictions(left)
+                            .drained(left.isEmpty() && drainTimeElapsed.contains(name)).build());
+                }
+            } else if (step instanceof Step.DeleteMachine d) {
+                if (node != null) {
+                    nodes.remove(name);
+                    drainTimeElapsed.remove(name);
+                    record(name, "DELETE");
+                    status = status.withLastTermination(now).withValidationStreak(0);
+                    if (d.replace()) {
+                        create(null, d.rollHash(), d.kubeletHash());
+                    }
+                }
+            } else if (step instanceof Step.CreateMachine c) {
+                boolean partnerHasOne = nodes.values().stream().anyMatch(n -> n.surgeFor().equals(Optional.of(c.surgeFor())));
+                if (!partnerHasOne) {
+                    create(c.surgeFor(), c.rollHash(), c.kubeletHash());
+                }
+            } else if (step instanceof Step.UpdateInPlace u) {
+                if (node != null && !node.updatingInPlace()) {
+                    update(node.toBuilder().inPlaceStartedAt(now).readySince(null).build());
+                    record(name, "UPDATE_IN_PLACE");
+                    schedule(jittered(setup.create()), EventKind.IN_PLACE_DONE, name);
+                }
+            } else if (step instanceof Step.RestartKubelet r) {
+                if (node != null && node.kubeletRestartAt().isEmpty()) {
+                    update(node.toBuilder().kubeletRestartAt(now).build());
+                    record(name, "RESTART_KUBELET");
+                    schedule(setup.kubeletRestart(), EventKind.KUBELET_DONE, name);
+                }
+            } else if (step instanceof Step.Propagate p) {
+                if (node != null) {
+                    update(node.toBuilder().managedLabels(p.labels()).managedTaints(p.taints()).build());
+                    record(name, "PROPAGATE");
+                }
+            } else if (step instanceof Step.LabelCandidate l) {
+                if (node != null && !node.candidateForUpdate()) {
+                    // The simulated user selects every candidate at once.
+                    update(node.toBuilder().candidateForUpdate(true).selectedForUpdate(true).build());
+                    record(name, "LABEL_CANDIDATE");
+                }
+            } else if (step instanceof Step.Validate v) {
+                boolean healthy = bastion() || nodes.values().stream().filter(ObservedNode::registered).allMatch(ObservedNode::ready);
+                status = status.withValidationStreak(healthy ? status.validationStreak() + 1 : 0);
+            }
+        }
+
+        private void create(String surgeFor, StampedHash roll, StampedHash kubelet) {
+            String name = pool.name() + "-new-" + (++created);
+            ObservedNode machine = ObservedNode.ready(name, pool.name(), now).toBuilder()
+                    .registered(false).readySince(null).createdAt(now).rollHash(roll).kubeletHash(kubelet)
+                    .surgeFor(surgeFor).build();
+            nodes.put(name, machine);
+            timeline.add(new TimelineEvent(t(), name, "CREATE", Optional.ofNullable(surgeFor)));
+            if (random.nextDouble() >= setup.faults().createFailure()) {
+                schedule(jittered(setup.create()), EventKind.READY, name);
+            }
+        }
+
+        private Duration jittered(Duration base) {
+            if (setup.faults().createJitter() <= 0) {
+                return base;
+            }
+            return base.plusMillis((long) (base.toMillis() * setup.faults().createJitter() * random.nextDouble()));
+        }
+
+        private void handle(Event e) {
+            ObservedNode node = nodes.get(e.node());
+            if (node == null) {
+                return;
+            }
+            switch (e.kind()) {
+                case READY -> {
+                    boolean neverReady = random.nextDouble() < setup.faults().neverReady();
+                    update(node.toBuilder().registered(!bastion()).readySince(neverReady ? null : now).build());
+                    if (!neverReady) {
+                        record(e.node(), "READY");
+                    }
+                }
+                case DRAINED -> {
+                    drainTimeElapsed.add(e.node());
+                    if (node.draining() && node.blockedEvictions().isEmpty()) {
+                        update(node.toBuilder().drained(true).build());
+                    }
+                }
+                case EVICTION_RETRY -> {
+                    if (node.draining() && !node.blockedEvictions().isEmpty()) {
+                        update(node.toBuilder().blockedEvictions(node.blockedEvictions().stream()
+                                .map(b -> new BlockedEviction(b.pod(), b.disruptionBudget(), b.attempts() + 1)).toList()).build());
+                        schedule(EVICTION_RETRY, EventKind.EVICTION_RETRY, e.node());
+                    }
+                }
+                case IN_PLACE_DONE -> {
+                    if (random.nextDouble() < setup.faults().inPlaceFailure()) {
+                        update(node.toBuilder().inPlaceFailed(true).readySince(now).build());
+                    } else {
+                        update(node.toBuilder().rollHash(pool.rollHash()).kubeletHash(pool.kubeletHash())
+                                .needsUpdate(false).readySince(now).build());
+                        record(e.node(), "READY");
+                    }
+                }
+                case KUBELET_DONE -> update(node.toBuilder().kubeletHash(pool.kubeletHash()).build());
+            }
+        }
+
+        private void schedule(Duration after, EventKind kind, String node) {
+            events.add(new Event(now.plus(after), seq++, kind, node));
+        }
+
+        private void update(ObservedNode node) {
+            nodes.put(node.name(), node);
+        }
+
+        private void record(String node, String step) {
+            timeline.add(TimelineEvent.of(t(), node, step));
+        }
+
+        private double t() {
+            return Duration.between(START, now).toMillis() / 1000.0;
+        }
+
+        /** Peaks as the planner's own definitions give them; the tests recompute them from the timeline. */
+        private void measure() {
+            Set<String> names = nodes.keySet();
+            int count = (int) nodes.values().stream().filter(n -> n.surgeFor().filter(names::contains).isEmpty()).count();
+            Duration minReady = Duration.ofSeconds(pool.spec().pool().minReadySeconds());
+            int available = (int) nodes.values().stream()
+                    .filter(n -> bastion() ? n.ready() : n.available(now, minReady)).count();
+            peakNodes = Math.max(peakNodes, nodes.size());
+            peakUnavailable = Math.max(peakUnavailable, count - available);
+            int s = pool.spec().maxSurge().resolve(count, true);
+            int u = pool.spec().maxUnavailable().resolve(count, false);
+            if (s == 0 && u == 0) {
+                u = 1;
+            }
+            boolean replace = pool.spec().pool().updateStrategy() == UpdateStrategy.Replace;
+            if (nodes.size() > count + s && !replace) {
+                violations.add("t=" + t() + ": " + nodes.size() + " machines exist, more than count " + count + " + maxSurge " + s);
+            }
+            if (count - available > u && !replace) {
+                violations.add("t=" + t() + ": " + (count - available) + " unavailable, more than maxUnavailable " + u);
+            }
+        }
+    }
+
+    private static double seconds(Duration d) {
+        return d.toMillis() / 1000.0;
+    }
+}

@@ -184,8 +184,9 @@ public final class RolloutPlanner {
     private static PoolPhase phase(PoolView view, PoolStatus status, PlanSink sink, boolean rollWork, boolean kubeletWork,
                                    boolean reportOnly, boolean myTurn, boolean validated, StartGate selected,
                                    MaintenanceState maintenance) {
+        // Ours in flight: drains, in-place updates, restarts, and new machines not registered yet.
         boolean inFlight = view.nodes().stream().anyMatch(n -> PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()
-                || (view.current(n) && !view.available(n)));
+                || (view.current(n) && !n.registered() && !view.bastion()));
         if (!rollWork && !kubeletWork) {
             return PoolPhase.CURRENT;
         }

@@ -38,7 +38,7 @@ class JarIT {
         Result r = runJar("--help");
 
         assertThat(r.exitCode()).isZero();
-        assertThat(r.stdout()).contains("Usage: nightshift").contains("diff");
+        assertThat(r.stdout()).contains("Usage: nightshift").contains("diff").contains("simulate");
     }
 
     @Test
@@ -56,5 +56,14 @@ class JarIT {
 
         assertThat(r.exitCode()).as(r.stderr()).isZero();
         assertThat(r.stdout()).contains("\"pool\":\"cpu-worker\",\"action\":\"ROLL\"");
+    }
+
+    @Test
+    void simulateRunsFromTheJar() throws Exception {
+        Result r = runJar("simulate", "--spec", EXAMPLES.resolve("multi").toString(), "--pool", "cpu-worker", "--nodes", "3",
+                "--output", "json");
+
+        assertThat(r.exitCode()).as(r.stderr()).isZero();
+        assertThat(r.stdout()).contains("\"peakNodes\":4").contains("\"violations\":[]");
     }
 }

@@ -325,9 +325,14 @@ public final class Simulator {
                 }
                 case EVICTION_RETRY -> {
                     if (node.draining() && !node.blockedEvictions().isEmpty()) {
-                        update(node.toBuilder().blockedEvictions(node.blockedEvictions().stream()
-                                .map(b -> new BlockedEviction(b.pod(), b.disruptionBudget(), b.attempts() + 1)).toList()).build());
-                        schedule(EVICTION_RETRY, EventKind.EVICTION_RETRY, e.node());
+                        List<BlockedEviction> retried = node.blockedEvictions().stream()
+                                .map(b -> new BlockedEviction(b.pod(), b.disruptionBudget(), b.attempts() + 1)).toList();
+                        update(node.toBuilder().blockedEvictions(retried).build());
+                        // Past maxEvictRetries more refusals change nothing the planner reads: stop ticking.
+                        int limit = pool.spec().pool().machineControllerManager().maxEvictRetries();
+                        if (retried.stream().anyMatch(b -> b.attempts() <= limit)) {
+                            schedule(EVICTION_RETRY, EventKind.EVICTION_RETRY, e.node());
+                        }
                     }
                 }
                 case IN_PLACE_DONE -> {

@@ -27,8 +27,15 @@ final class Fields {
     private final List<SpecError> errors;
     private final SourceMap sources;
     private final Set<String> taken = new HashSet<>();
+    /** Stands in for a required mapping that is missing: that one error is enough, its fields stay quiet. */
+    private final boolean placeholder;
 
     Fields(MapNode node, String path, List<SpecError> errors, SourceMap sources) {
+        this(node, path, errors, sources, false);
+    }
+
+    private Fields(MapNode node, String path, List<SpecError> errors, SourceMap sources, boolean placeholder) {
+        this.placeholder = placeholder;
         this.node = node;
         this.path = path;
         this.errors = errors;
@@ -60,7 +67,7 @@ final class Fields {
 
     private YamlNode required(String key) {
         Optional<YamlNode> v = take(key);
-        if (v.isEmpty()) {
+        if (v.isEmpty() && !placeholder) {
             errors.add(SpecError.at(node.where(), path(key), "required field is missing"));
         }
         return v.orElse(null);
@@ -185,7 +192,7 @@ final class Fields {
         if (v != null) {
             error(key, v, "must be a mapping, got " + YamlNode.describe(v));
         }
-        return new Fields(new MapNode(Map.of(), node.where()), path(key), errors, sources);
+        return new Fields(new MapNode(Map.of(), node.where()), path(key), errors, sources, true);
     }
 
     /** Each item of a list of mappings, read by {@code item}. */

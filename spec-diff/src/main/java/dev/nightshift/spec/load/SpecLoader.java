@@ -43,7 +43,12 @@ public final class SpecLoader {
             }
         } else if (Files.isRegularFile(fileOrDirectory)) {
             String name = fileOrDirectory.getFileName().toString();
-            read(fileOrDirectory, name, errors).ifPresent(bytes -> files.put(name, bytes));
+            if (!isYaml(fileOrDirectory)) {
+                // Loading it as empty would make every pool look deleted.
+                errors.add(new SpecError(name, 1, 1, "", "is not a .yaml or .yml file"));
+            } else {
+                read(fileOrDirectory, name, errors).ifPresent(bytes -> files.put(name, bytes));
+            }
         } else {
             errors.add(new SpecError(fileOrDirectory.toString(), 1, 1, "", "no such file or directory"));
         }
@@ -77,7 +82,7 @@ public final class SpecLoader {
                 reader.read(document).ifPresent(documents::add);
             }
         });
-        errors.addAll(new SpecValidator().validate(documents));
+        errors.addAll(new SpecValidator().validate(documents, reader.invalidClusters()));
         List<ClusterSpec> clusters = new ArrayList<>();
         List<WorkerPoolSpec> pools = new ArrayList<>();
         for (ParsedDocument d : documents) {

@@ -47,9 +47,15 @@ final class SpecReader {
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
     private final List<SpecError> errors;
+    private final java.util.Set<String> invalidClusters = new java.util.HashSet<>();
 
     SpecReader(List<SpecError> errors) {
         this.errors = errors;
+    }
+
+    /** Names of Cluster documents that had errors: their pools must not report the cluster as missing. */
+    java.util.Set<String> invalidClusters() {
+        return java.util.Set.copyOf(invalidClusters);
     }
 
     /** The document, or empty when it had errors (all of them added to the error list). */
@@ -79,6 +85,9 @@ final class SpecReader {
             }
         }
         top.finish();
+        if (errors.size() != before && parsed instanceof ParsedDocument.ClusterDocument c && !c.spec().name().isEmpty()) {
+            invalidClusters.add(c.spec().name());
+        }
         return errors.size() == before ? Optional.of(parsed) : Optional.empty();
     }
 
@@ -284,11 +293,11 @@ final class SpecReader {
         String[] parts = schedule.trim().split("\\s+");
         if (parts.length == 5) {
             String dom = parts[2];
-            String dow = parts[4];
+            String dow = unixWeekdaysAsNames(parts[4]);
             String quartz = "0 " + parts[0] + " " + parts[1] + " " + (dow.equals("*") ? dom : "?") + " " + parts[3] + " "
                     + (dow.equals("*") ? "?" : dow);
             return Optional.of("is a 5-field Unix cron; Quartz needs seconds first and ? in one day field, e.g. \""
-                    + quartz + "\" (Quartz numbers weekdays 1=SUN..7=SAT; prefer MON..SUN), got \"" + schedule + "\"");
+                    + quartz + "\", got \"" + schedule + "\"");
         }
         try {
             new CronExpression(schedule);
@@ -297,6 +306,22 @@ final class SpecReader {
             return Optional.of("is not a valid Quartz cron expression (" + e.getMessage()
                     + "), e.g. \"0 0 2 ? * SAT,SUN\", got \"" + schedule + "\"");
         }
+    }
+
+    private static final String[] WEEKDAYS = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"};
+
+    /**
+     * Unix cron numbers weekdays 0-7 from Sunday, Quartz 1-7: names mean the same in both, so the
+     * suggestion spells them out. Step values ({@code *}{@code /2}) are numbers, not days, and stay.
+     */
+    static String unixWeekdaysAsNames(String field) {
+        Matcher m = Pattern.compile("(?<!/)\\b([0-7])\\b").matcher(field);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(b, WEEKDAYS[Integer.parseInt(m.group(1))]);
+        }
+        m.appendTail(b);
+        return b.toString();
     }
 
     private Duration duration(Fields f, String key, Duration defaultValue) {

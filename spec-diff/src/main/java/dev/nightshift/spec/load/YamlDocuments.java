@@ -29,12 +29,16 @@ final class YamlDocuments {
     static final int MAX_ALIASES = 50;
     static final int MAX_NESTING = 50;
     static final int MAX_CODE_POINTS = 3 * 1024 * 1024;
+    /** Values in one document after aliases are expanded: bounds what a few aliases can multiply to. */
+    static final int MAX_EXPANDED_VALUES = 50_000;
 
     private static final Set<Tag> ALLOWED_TAGS =
             Set.of(Tag.STR, Tag.INT, Tag.FLOAT, Tag.BOOL, Tag.NULL, Tag.TIMESTAMP, Tag.MAP, Tag.SEQ);
 
     private final String file;
     private final List<SpecError> errors;
+    private int expanded;
+    private boolean tooLarge;
 
     private YamlDocuments(String file, List<SpecError> errors) {
         this.file = file;
@@ -55,9 +59,12 @@ final class YamlDocuments {
         int before = errors.size();
         try {
             for (Node root : yaml.composeAll(new StringReader(content))) {
-                if (root != null) {
-                    documents.add(reader.convert(root, 0));
+                if (root == null || isEmpty(root)) {
+                    continue;
                 }
+                reader.expanded = 0;
+                reader.tooLarge = false;
+                documents.add(reader.convert(root, 0, ""));
             }
         } catch (MarkedYAMLException e) {
             Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
@@ -73,6 +80,11 @@ final class YamlDocuments {
         return errors.size() == before ? documents : List.of();
     }
 
+    /** A document with nothing in it ({@code ---} at the end of a file, or only a comment). */
+    private static boolean isEmpty(Node root) {
+        return root instanceof ScalarNode s && s.getTag().equals(Tag.NULL) && s.getValue().isEmpty();
+    }
+
     private static String oneLine(String s) {
         return s == null ? "unreadable" : s.replaceAll("\\s+", " ").trim();
     }
@@ -82,13 +94,25 @@ final class YamlDocuments {
         return new Location(file, m.getLine() + 1, m.getColumn() + 1);
     }
 
-    private YamlNode convert(Node node, int depth) {
+    private static String child(String path, String key) {
+        return path.isEmpty() ? key : path + "." + key;
+    }
+
+    private YamlNode convert(Node node, int depth, String path) {
         if (depth > MAX_NESTING) {
-            errors.add(SpecError.at(where(node), "", "nested deeper than " + MAX_NESTING + " levels"));
+            errors.add(SpecError.at(where(node), path, "nested deeper than " + MAX_NESTING + " levels"));
+            return new YamlNode.Scalar("", YamlNode.ScalarKind.NULL, where(node));
+        }
+        if (++expanded > MAX_EXPANDED_VALUES) {
+            if (!tooLarge) {
+                tooLarge = true;
+                errors.add(SpecError.at(where(node), path, "the document expands to more than " + MAX_EXPANDED_VALUES
+                        + " values (through aliases); write it out or shorten it"));
+            }
             return new YamlNode.Scalar("", YamlNode.ScalarKind.NULL, where(node));
         }
         if (!ALLOWED_TAGS.contains(node.getTag()) && !(node.getTag().equals(Tag.MERGE))) {
-            errors.add(SpecError.at(where(node), "", "the YAML tag " + node.getTag().getValue()
+            errors.add(SpecError.at(where(node), path, "the YAML tag " + node.getTag().getValue()
                     + " is not allowed: specs hold plain mappings, lists and scalars only"));
         }
         if (node instanceof MappingNode map) {
@@ -96,27 +120,28 @@ final class YamlDocuments {
             for (NodeTuple tuple : map.getValue()) {
                 Node keyNode = tuple.getKeyNode();
                 if (keyNode.getTag().equals(Tag.MERGE)) {
-                    errors.add(SpecError.at(where(keyNode), "", "merge keys (<<) are not supported: write the fields out"));
+                    errors.add(SpecError.at(where(keyNode), path, "merge keys (<<) are not supported: write the fields out"));
                     continue;
                 }
                 if (!(keyNode instanceof ScalarNode key)) {
-                    errors.add(SpecError.at(where(keyNode), "", "mapping keys must be plain scalars"));
+                    errors.add(SpecError.at(where(keyNode), path, "mapping keys must be plain scalars"));
                     continue;
                 }
                 if (entries.containsKey(key.getValue())) {
                     Location first = entries.get(key.getValue()).keyWhere();
-                    errors.add(SpecError.at(where(keyNode), key.getValue(),
+                    errors.add(SpecError.at(where(keyNode), child(path, key.getValue()),
                             "duplicate key (first set at line " + first.line() + ")"));
                     continue;
                 }
-                entries.put(key.getValue(), new YamlNode.Entry(where(keyNode), convert(tuple.getValueNode(), depth + 1)));
+                entries.put(key.getValue(), new YamlNode.Entry(where(keyNode),
+                        convert(tuple.getValueNode(), depth + 1, child(path, key.getValue()))));
             }
             return new YamlNode.MapNode(entries, where(node));
         }
         if (node instanceof SequenceNode seq) {
             List<YamlNode> items = new ArrayList<>();
-            for (Node item : seq.getValue()) {
-                items.add(convert(item, depth + 1));
+            for (int i = 0; i < seq.getValue().size(); i++) {
+                items.add(convert(seq.getValue().get(i), depth + 1, path + "[" + i + "]"));
             }
             return new YamlNode.ListNode(items, where(node));
         }

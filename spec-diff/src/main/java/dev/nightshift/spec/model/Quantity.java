@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 public record Quantity(BigDecimal amount, String text) {
 
     private static final Pattern FORM =
-            Pattern.compile("([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?");
+            Pattern.compile("([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+))(?:([eE][+-]?[0-9]{1,2})|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?");
 
     private static final Map<String, BigDecimal> SUFFIXES = Map.ofEntries(
             Map.entry("Ki", BigDecimal.valueOf(1L << 10)),
@@ -37,7 +37,10 @@ public record Quantity(BigDecimal amount, String text) {
         amount = amount.stripTrailingZeros();
     }
 
-    /** Parses a quantity, or returns empty when the text is not one. */
+    /**
+     * Parses a quantity, or returns empty when the text is not one. Exponents have at most two
+     * digits: larger ones denote amounts no resource has, and would make the canonical text huge.
+     */
     public static Optional<Quantity> parse(String text) {
         Matcher m = FORM.matcher(text.trim());
         if (!m.matches()) {

@@ -24,14 +24,14 @@ public record ResolvedPool(ClusterSpec cluster, WorkerPoolSpec pool) {
     }
 
     /**
-     * The pool's value, else the cluster's (never applied to control planes, which cannot surge),
-     * else 1 for AutoRollingUpdate on node and apiserver pools and 0 otherwise.
+     * The pool's value, else the cluster's (not for pools that cannot surge: control planes and
+     * ManualInPlaceUpdate), else 1 for AutoRollingUpdate on node and apiserver pools and 0 otherwise.
      */
     public IntOrPercent maxSurge() {
         if (pool.maxSurge().isPresent()) {
             return pool.maxSurge().get();
         }
-        if (pool.role() != PoolRole.CONTROL_PLANE && cluster.rollingUpdate().maxSurge().isPresent()) {
+        if (canSurge() && cluster.rollingUpdate().maxSurge().isPresent()) {
             return cluster.rollingUpdate().maxSurge().get();
         }
         boolean surges = pool.updateStrategy() == UpdateStrategy.AutoRollingUpdate
@@ -39,11 +39,23 @@ public record ResolvedPool(ClusterSpec cluster, WorkerPoolSpec pool) {
         return IntOrPercent.of(surges ? 1 : 0);
     }
 
-    /** The pool's value, else the cluster's, else 0 when the pool surges and 1 when it does not. */
+    /**
+     * The pool's value, else the cluster's, else 0 when the pool surges and 1 when it does not. A
+     * cluster value of 0 is not applied to a pool that cannot surge: the cluster's pair was meant
+     * for pools that surge, and would leave this one unable to update at all.
+     */
     public IntOrPercent maxUnavailable() {
-        return pool.maxUnavailable()
-                .or(() -> cluster.rollingUpdate().maxUnavailable())
+        if (pool.maxUnavailable().isPresent()) {
+            return pool.maxUnavailable().get();
+        }
+        return cluster.rollingUpdate().maxUnavailable()
+                .filter(u -> canSurge() || !u.isZero())
                 .orElseGet(() -> IntOrPercent.of(maxSurge().isZero() ? 1 : 0));
+    }
+
+    /** Control planes and ManualInPlaceUpdate pools never surge, whatever the cluster default says. */
+    private boolean canSurge() {
+        return pool.role() != PoolRole.CONTROL_PLANE && pool.updateStrategy() != UpdateStrategy.ManualInPlaceUpdate;
     }
 
     public Duration progressDeadline() {

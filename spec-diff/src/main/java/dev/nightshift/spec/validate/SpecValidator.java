@@ -28,6 +28,14 @@ public final class SpecValidator {
     public static final int MAX_POOL_MINOR_SKEW = 3;
 
     public List<SpecError> validate(List<ParsedDocument> documents) {
+        return validate(documents, java.util.Set.of());
+    }
+
+    /**
+     * @param invalidClusters clusters whose documents had errors of their own: their pools are not
+     *                        checked against them, and do not report them as missing
+     */
+    public List<SpecError> validate(List<ParsedDocument> documents, java.util.Set<String> invalidClusters) {
         List<SpecError> errors = new ArrayList<>();
         Map<String, ClusterDocument> clusters = new HashMap<>();
         for (ParsedDocument d : documents) {
@@ -52,6 +60,9 @@ public final class SpecValidator {
                         + first.sources().document().line() + ")"));
             }
             ClusterDocument cluster = clusters.get(pool.cluster());
+            if (cluster == null && invalidClusters.contains(pool.cluster())) {
+                continue;
+            }
             if (cluster == null) {
                 errors.add(at(p.sources(), "metadata.cluster", "no Cluster named \"" + pool.cluster() + "\" is defined"
                         + (clusters.isEmpty() ? "" : " (known: " + String.join(", ", new java.util.TreeSet<>(clusters.keySet())) + ")")));

@@ -3,13 +3,16 @@ package dev.nightshift.strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import dev.nightshift.spec.hash.HashScheme;
 import dev.nightshift.spec.hash.StampMatch;
+import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -25,6 +28,8 @@ final class PoolView {
     private final List<ObservedNode> nodes;
     private final Instant now;
     private final Set<String> names;
+    private final Map<String, ObservedNode> surgeByPartner;
+    private final int count;
 
     PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now) {
         this.desired = desired;
@@ -32,6 +37,11 @@ final class PoolView {
                 .sorted(Comparator.comparing(ObservedNode::name)).toList();
         this.now = now;
         this.names = nodes.stream().map(ObservedNode::name).collect(Collectors.toSet());
+        this.surgeByPartner = new HashMap<>();
+        for (ObservedNode n : nodes) {
+            n.surgeFor().ifPresent(partner -> surgeByPartner.putIfAbsent(partner, n));
+        }
+        this.count = (int) nodes.stream().filter(n -> !hasLivePartner(n)).count();
     }
 
     DesiredPool desired() {
@@ -56,7 +66,7 @@ final class PoolView {
 
     /** Every machine counts once, except a surge machine whose old partner still exists. */
     int count() {
-        return (int) nodes.stream().filter(n -> !hasLivePartner(n)).count();
+        return count;
     }
 
     boolean hasLivePartner(ObservedNode n) {
@@ -64,7 +74,7 @@ final class PoolView {
     }
 
     Optional<ObservedNode> surgePartnerOf(ObservedNode old) {
-        return nodes.stream().filter(n -> n.surgeFor().filter(old.name()::equals).isPresent()).findFirst();
+        return Optional.ofNullable(surgeByPartner.get(old.name()));
     }
 
     int maxSurge() {
@@ -100,15 +110,23 @@ final class PoolView {
 
     /** Stamped with a roll hash that is not the desired one: a spec change, not a needs-update mark. */
     boolean hashOutdated(ObservedNode n) {
-        return n.rollHash().map(h -> HashScheme.ROLL.match(h, desired.spec()) == StampMatch.OUTDATED).orElse(false);
+        return n.rollHash().map(h -> match(HashScheme.ROLL, h, desired.rollHash()) == StampMatch.OUTDATED).orElse(false);
+    }
+
+    /** Compares with the desired hash computed once; only a stamp of another version needs the scheme. */
+    private StampMatch match(HashScheme scheme, StampedHash stamp, StampedHash wanted) {
+        if (stamp.version() == wanted.version()) {
+            return stamp.value().equals(wanted.value()) ? StampMatch.CURRENT : StampMatch.OUTDATED;
+        }
+        return scheme.match(stamp, desired.spec());
     }
 
     boolean needsStamp(ObservedNode n) {
         if (n.rollHash().isEmpty()) {
             return n.registered() || bastion();
         }
-        return HashScheme.ROLL.match(n.rollHash().get(), desired.spec()) == StampMatch.RESTAMP
-                || n.kubeletHash().filter(k -> HashScheme.KUBELET.match(k, desired.spec()) == StampMatch.RESTAMP).isPresent();
+        return match(HashScheme.ROLL, n.rollHash().get(), desired.rollHash()) == StampMatch.RESTAMP
+                || n.kubeletHash().filter(k -> match(HashScheme.KUBELET, k, desired.kubeletHash()) == StampMatch.RESTAMP).isPresent();
     }
 
     /** Runs the desired roll hash (or has no hash yet and is being adopted). */
@@ -118,7 +136,7 @@ final class PoolView {
 
     boolean kubeletOutdated(ObservedNode n) {
         return current(n) && n.kubeletHash()
-                .map(h -> HashScheme.KUBELET.match(h, desired.spec()) == StampMatch.OUTDATED).orElse(false);
+                .map(h -> match(HashScheme.KUBELET, h, desired.kubeletHash()) == StampMatch.OUTDATED).orElse(false);
     }
 
     List<ObservedNode> outdatedNodes() {

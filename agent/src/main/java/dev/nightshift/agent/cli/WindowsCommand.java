@@ -1,0 +1,163 @@
+package dev.nightshift.agent.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.nightshift.agent.window.MaintenanceCalendar;
+import dev.nightshift.agent.window.Window;
+import dev.nightshift.spec.load.LoadResult;
+import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.spec.model.ClusterSpec;
+import dev.nightshift.spec.model.Maintenance;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code nightshift windows}: the next maintenance windows of a cluster, after exclusions, so that
+ * users can check their cron before they push it. Exit 0, or 2 for an invalid spec or usage.
+ */
+@Command(name = "windows", mixinStandardHelpOptions = true,
+        description = {"Print the next maintenance windows that close after --from, exclusions cut out,",
+                "overlapping or touching windows merged, in UTC and in the window's time zone.",
+                "Exit codes: 0 done, 2 invalid spec or usage."})
+public final class WindowsCommand implements Callable<Integer> {
+
+    private final Clock clock;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--spec", required = true, paramLabel = "DIR", description = "Spec file or directory.")
+    private Path specPath;
+
+    @Option(names = "--cluster", paramLabel = "NAME", description = "Needed only when the spec holds several clusters.")
+    private String cluster;
+
+    @Option(names = "--from", paramLabel = "TIME", description = "ISO-8601 instant, e.g. 2026-11-21T00:00:00Z (default: now).")
+    private String from;
+
+    @Option(names = "--count", defaultValue = "5", paramLabel = "N", description = "How many windows (default ${DEFAULT-VALUE}).")
+    private int count;
+
+    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE}).")
+    private OutputFormat output;
+
+    public WindowsCommand() {
+        this(Clock.systemUTC());
+    }
+
+    WindowsCommand(Clock clock) {
+        this.clock = clock;
+    }
+
+    @Override
+    public Integer call() {
+        Instant start;
+        try {
+            start = from == null ? clock.instant() : parseInstant(from);
+        } catch (DateTimeParseException e) {
+            return usage("--from must be an ISO-8601 time such as 2026-11-21T00:00:00Z, got \"" + from + "\"");
+        }
+        if (count < 1) {
+            return usage("--count must be at least 1");
+        }
+        LoadResult loaded = new SpecLoader().load(specPath);
+        if (!loaded.valid()) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("The spec is invalid:");
+            loaded.errors().forEach(e -> err.println("  " + e));
+            return Main.EXIT_USAGE;
+        }
+        List<ClusterSpec> clusters = loaded.specs().clusters().stream()
+                .filter(c -> cluster == null || c.name().equals(cluster)).toList();
+        if (clusters.isEmpty()) {
+            return usage(cluster == null ? "the spec holds no Cluster" : "no cluster named \"" + cluster + "\"");
+        }
+        if (clusters.size() > 1) {
+            return usage("the spec holds several clusters: name one with --cluster");
+        }
+        ClusterSpec c = clusters.get(0);
+        MaintenanceCalendar calendar = new MaintenanceCalendar(c.maintenance());
+        List<Window> windows = calendar.windows(start, count);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(output == OutputFormat.json ? json(calendar.alwaysOpen(), windows) : text(c, calendar.alwaysOpen(), windows));
+        out.flush();
+        return 0;
+    }
+
+    /** Accepts an instant with Z or an offset. */
+    private static Instant parseInstant(String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            return java.time.OffsetDateTime.parse(text).toInstant();
+        }
+    }
+
+    private int usage(String message) {
+        spec.commandLine().getErr().println(message);
+        return Main.EXIT_USAGE;
+    }
+
+    static String json(boolean alwaysOpen, List<Window> windows) {
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = mapper.createObjectNode();
+        root.put("alwaysOpen", alwaysOpen);
+        ArrayNode array = root.putArray("windows");
+        for (Window w : windows) {
+            ObjectNode o = array.addObject();
+            o.put("open", w.open().toString());
+            o.put("close", w.close().toString());
+            o.put("source", w.source());
+        }
+        try {
+            return mapper.writeValueAsString(root);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a tree of plain values always serialises", e);
+        }
+    }
+
+    private static String text(ClusterSpec cluster, boolean alwaysOpen, List<Window> windows) {
+        if (alwaysOpen) {
+            return "cluster " + cluster.name() + ": no maintenance window is configured, so Nightshift may disrupt nodes"
+                    + " AT ANY TIME" + (cluster.maintenance().map(m -> m.exclusions().isEmpty()).orElse(true)
+                    ? "." : " outside the exclusions.");
+        }
+        DateTimeFormatter utc = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
+        StringBuilder b = new StringBuilder(String.format("%-22s %-22s %-30s %s%n", "OPEN (UTC)", "CLOSE (UTC)", "LOCAL", "SOURCE"));
+        for (Window w : windows) {
+            ZoneId zone = zoneOf(cluster.maintenance().orElseThrow(), w.sources().get(0));
+            DateTimeFormatter local = DateTimeFormatter.ofPattern("EEE yyyy-MM-dd HH:mm").withZone(zone);
+            DateTimeFormatter localEnd = DateTimeFormatter.ofPattern("HH:mm").withZone(zone);
+            b.append(String.format("%-22s %-22s %-30s %s%n", utc.format(w.open()), utc.format(w.close()),
+                    local.format(w.open()) + "-" + localEnd.format(w.close()) + " " + zone.getId(), w.source()));
+        }
+        if (windows.isEmpty()) {
+            b.append("no window opens within ").append(MaintenanceCalendar.HORIZON.toDays()).append(" days");
+        }
+        return b.toString().stripTrailing();
+    }
+
+    private static ZoneId zoneOf(Maintenance m, String source) {
+        if (source.startsWith("windows[")) {
+            int i = Integer.parseInt(source.substring("windows[".length(), source.indexOf(']')));
+            return m.windows().get(i).timeZone();
+        }
+        return m.timeWindow().map(t -> (ZoneId) t.offset()).orElse(ZoneOffset.UTC);
+    }
+}

@@ -1,0 +1,38 @@
+package dev.nightshift.agent.window;
+
+import java.time.Instant;
+import java.util.Optional;
+
+import dev.nightshift.spec.model.Maintenance;
+
+/**
+ * The calendar at one instant.
+ *
+ * @param open               inside a window (and outside every exclusion), or always open
+ * @param exclusion          the exclusion in force, if any: it blocks everything
+ * @param current            the window we are in
+ * @param next               the next window that opens after now
+ */
+public record WindowState(
+        boolean alwaysOpen,
+        boolean open,
+        Optional<Maintenance.Exclusion> exclusion,
+        Optional<Window> current,
+        Optional<Window> next,
+        boolean confineSpecUpdateRollout) {
+
+    /** Disruptive work caused by a spec change may start now. */
+    public boolean specRolloutAllowed() {
+        return exclusion.isEmpty() && (open || !confineSpecUpdateRollout);
+    }
+
+    /** Disruptive work Nightshift starts on its own (nodes marked needs-update) may start now. */
+    public boolean selfInitiatedAllowed() {
+        return exclusion.isEmpty() && open;
+    }
+
+    /** When the state will next change by itself: the current window's end or the next one's start. */
+    public Optional<Instant> nextChange() {
+        return current.map(Window::close).or(() -> next.map(Window::open));
+    }
+}

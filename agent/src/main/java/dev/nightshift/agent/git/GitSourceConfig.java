@@ -1,0 +1,53 @@
+package dev.nightshift.agent.git;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/**
+ * Where the specs live.
+ *
+ * @param url         {@code https://}, {@code ssh://}, {@code git://} or {@code file://}
+ * @param ref         a branch, a tag, or a pinned commit (40 hex digits)
+ * @param path        the spec directory inside the repository; empty for the root
+ * @param cacheDir    where the local bare copy is kept (nothing is ever checked out)
+ */
+public record GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir) {
+
+    private static final Pattern COMMIT = Pattern.compile("[0-9a-f]{40}");
+
+    public GitSourceConfig {
+        String scheme = url.getScheme() == null ? "" : url.getScheme();
+        if (!scheme.matches("https|http|ssh|git|file")) {
+            throw new IllegalArgumentException("repository URL must be https://, ssh://, git:// or file://, got " + redacted(url));
+        }
+        if (url.getUserInfo() != null && url.getUserInfo().contains(":")) {
+            throw new IllegalArgumentException("the repository URL must not carry a password or token: give it in a file or "
+                    + "an environment variable (" + redacted(url) + ")");
+        }
+        if (ref.isBlank()) {
+            throw new IllegalArgumentException("a branch, tag or commit is needed");
+        }
+        path = path.replaceAll("^/+|/+$", "");
+    }
+
+    public boolean pinnedCommit() {
+        return COMMIT.matcher(ref).matches();
+    }
+
+    /** The URL with any user info removed, for messages. */
+    public static String redacted(URI url) {
+        if (url.getUserInfo() == null) {
+            return url.toString();
+        }
+        return url.toString().replace(url.getRawUserInfo() + "@", "");
+    }
+
+    public String describe() {
+        return redacted(url) + "@" + ref + (path.isEmpty() ? "" : ":" + path);
+    }
+
+    /** Default poll interval; each poll waits up to 10% more at random so that replicas do not align. */
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(60);
+}

@@ -1,0 +1,86 @@
+package dev.nightshift.agent.git;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.nightshift.spec.load.LoadResult;
+import dev.nightshift.spec.load.SpecError;
+import dev.nightshift.spec.load.SpecLoader;
+
+/**
+ * One poll of the spec repository: look at the remote head, and only when it moved fetch the
+ * commit, load and validate its specs, and hand them on. A commit with invalid specs is reported
+ * and never handed on; the last good spec stays current until a good commit comes.
+ */
+public final class SpecPoller {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SpecPoller.class);
+
+    private final GitSource source;
+    private final SpecLoader loader;
+    private final Optional<String> cluster;
+    private final SpecListener listener;
+    private final Clock clock;
+    private String lastSeenHead;
+    private SpecRevision lastGood;
+    private List<SpecError> currentErrors = List.of();
+
+    public SpecPoller(GitSource source, SpecLoader loader, Optional<String> cluster, SpecListener listener, Clock clock) {
+        this.source = source;
+        this.loader = loader;
+        this.cluster = cluster;
+        this.listener = listener;
+        this.clock = clock;
+    }
+
+    /** Polls once; safe to call from the scheduler and the webhook at the same time. */
+    public synchronized PollResult poll() {
+        String head;
+        SpecSnapshot snapshot;
+        try {
+            head = source.remoteHead();
+            if (head.equals(lastSeenHead)) {
+                return PollResult.UNCHANGED;
+            }
+            snapshot = source.snapshot(head);
+        } catch (GitSourceException e) {
+            LOG.warn("spec poll failed: {}", e.getMessage());
+            listener.onPollFailed(e);
+            return PollResult.FAILED;
+        }
+        lastSeenHead = head;
+        LoadResult loaded = loader.load(snapshot.files());
+        List<SpecError> errors = new ArrayList<>(loaded.errors());
+        if (loaded.valid() && cluster.isPresent() && loaded.specs().cluster(cluster.get()).isEmpty()) {
+            errors.add(new SpecError("", 1, 1, "", "no Cluster named \"" + cluster.get() + "\" in commit " + head));
+        }
+        if (!errors.isEmpty()) {
+            currentErrors = List.copyOf(errors);
+            LOG.error("commit {} has invalid specs and is not applied; keeping {}:\n  {}", head,
+                    lastGood == null ? "no spec" : "commit " + lastGood.commit(),
+                    String.join("\n  ", errors.stream().map(SpecError::toString).toList()));
+            listener.onInvalidSpec(head, currentErrors);
+            return PollResult.INVALID_SPEC;
+        }
+        currentErrors = List.of();
+        lastGood = new SpecRevision(head, cluster.map(loaded.specs()::onlyCluster).orElse(loaded.specs()), clock.instant());
+        LOG.info("commit {} loaded: {} cluster(s), {} pool(s)", head, lastGood.specs().clusters().size(),
+                lastGood.specs().pools().size());
+        listener.onSpec(lastGood);
+        return PollResult.NEW_SPEC;
+    }
+
+    public synchronized Optional<SpecRevision> lastGood() {
+        return Optional.ofNullable(lastGood);
+    }
+
+    /** The errors of the newest commit, empty when it is valid. */
+    public synchronized List<SpecError> currentErrors() {
+        return currentErrors;
+    }
+}

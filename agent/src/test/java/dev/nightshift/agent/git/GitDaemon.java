@@ -1,0 +1,67 @@
+package dev.nightshift.agent.git;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A real {@code git daemon} on loopback serving bare repositories under a base directory. Its
+ * upload-pack children trace every packet they receive, so tests can count the fetches the server
+ * saw ({@code want} lines) rather than trust the client's own bookkeeping.
+ */
+final class GitDaemon implements AutoCloseable {
+
+    private final Process process;
+    private final Path trace;
+    private final int port;
+
+    GitDaemon(Path base) throws IOException {
+        this.port = freePort();
+        this.trace = base.resolveSibling(base.getFileName() + "-trace.log");
+        ProcessBuilder pb = new ProcessBuilder("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
+                "--base-path=" + base, "--listen=127.0.0.1", "--port=" + port, base.toString());
+        pb.environment().put("GIT_TRACE_PACKET", trace.toString());
+        pb.redirectErrorStream(true).redirectOutput(base.resolveSibling("daemon.log").toFile());
+        this.process = pb.start();
+        await().atMost(Duration.ofSeconds(20)).until(this::accepting);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private boolean accepting() {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    String url(String repository) {
+        return "git://127.0.0.1:" + port + "/" + repository;
+    }
+
+    /** Objects the server was asked to send, over every fetch so far. */
+    long wants() throws IOException {
+        if (!Files.exists(trace)) {
+            return 0;
+        }
+        List<String> lines = Files.readAllLines(trace);
+        return lines.stream().filter(l -> l.contains("< want ")).count();
+    }
+
+    @Override
+    public void close() {
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+    }
+}

@@ -1,0 +1,73 @@
+package dev.nightshift.agent.git;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A working clone driven by the real {@code git} binary, as a user pushing specs would. */
+final class GitWork {
+
+    private final Path dir;
+
+    private GitWork(Path dir) {
+        this.dir = dir;
+    }
+
+    /** A new bare repository under {@code base} and a clone of it at {@code work}. */
+    static GitWork create(Path base, String name, String remoteUrl, Path work) throws IOException, InterruptedException {
+        run(base, "git", "init", "-q", "--bare", "-b", "main", name);
+        run(work.getParent(), "git", "clone", "-q", remoteUrl, work.getFileName().toString());
+        GitWork w = new GitWork(work);
+        w.git("checkout", "-q", "-b", "main");
+        return w;
+    }
+
+    void write(String path, String content) throws IOException {
+        Path file = dir.resolve(path);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, content, StandardCharsets.UTF_8);
+    }
+
+    /** Commits everything and pushes; returns the new commit. */
+    String commitAndPush(String message) throws IOException, InterruptedException {
+        git("add", "-A");
+        git("-c", "user.email=test@nightshift.dev", "-c", "user.name=test", "commit", "-q", "-m", message);
+        git("push", "-q", "origin", "main");
+        return head();
+    }
+
+    String head() throws IOException, InterruptedException {
+        return git("rev-parse", "HEAD").strip();
+    }
+
+    /** Resets the branch to an older commit and force-pushes it. */
+    void forcePush(String commit) throws IOException, InterruptedException {
+        git("reset", "-q", "--hard", commit);
+        git("push", "-q", "--force", "origin", "main");
+    }
+
+    void tag(String name) throws IOException, InterruptedException {
+        git("tag", "-a", name, "-m", name);
+        git("push", "-q", "origin", name);
+    }
+
+    String git(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("git"));
+        command.addAll(List.of(args));
+        return run(dir, command.toArray(String[]::new));
+    }
+
+    private static String run(Path cwd, String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(String.join(" ", command) + ": " + out).isZero();
+        return out;
+    }
+}

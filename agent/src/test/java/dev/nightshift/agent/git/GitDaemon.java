@@ -39,7 +39,8 @@ final class GitDaemon implements AutoCloseable {
     }
 
     private boolean accepting() {
-        try (Socket s = new Socket("127.0.0.1", port)) {
+        try {
+            new Socket("127.0.0.1", port).close();
             return true;
         } catch (IOException e) {
             return false;

@@ -39,6 +39,11 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
             sink.add(new Step.Uncordon(node.name()));
             return;
         }
+        if (node.ready() && !node.inPlaceFailed() && view.outdated(node)) {
+            // The update finished, but at a target that has since changed: still drained, update again.
+            sink.add(new Step.UpdateInPlace(node.name(), view.desired().rollHash(), view.desired().kubeletHash()));
+            return;
+        }
         boolean timedOut = node.inPlaceStartedAt()
                 .filter(t -> !t.plus(view.spec().machineControllerManager().inPlaceUpdateTimeout()).isAfter(view.now()))
                 .isPresent();
@@ -55,7 +60,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         List<ObservedNode> eligible = view.outdatedNodes().stream()
                 .filter(ObservedNode::registered)
                 .filter(n -> !PoolView.inFlight(n) && !n.inPlaceFailed())
-                .sorted(Comparator.comparing((ObservedNode n) -> view.available(n)).thenComparing(ObservedNode::name))
+                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparing(ObservedNode::name))
                 .toList();
         if (manual) {
             for (ObservedNode n : eligible) {
@@ -84,13 +89,13 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
             started++;
         }
         for (ObservedNode node : unpaired.subList(0, unpaired.size() - started)) {
-            boolean nodeAvailable = view.available(node);
-            if (!gate.allows(node) || (canary && (busy || started > 0)) || (nodeAvailable && unavailableRoom <= 0)) {
+            boolean free = view.alreadyDown(node);
+            if (!gate.allows(node) || (canary && (busy || started > 0)) || (!free && unavailableRoom <= 0)) {
                 continue;
             }
             Drains.start(view, node, sink);
             started++;
-            if (nodeAvailable) {
+            if (!free) {
                 unavailableRoom--;
             }
         }
@@ -101,10 +106,10 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         }
         for (ObservedNode node : eligible) {
             boolean partnerAvailable = view.surgePartnerOf(node).filter(view::available).isPresent();
-            boolean nodeAvailable = view.available(node);
-            if (partnerAvailable && (!nodeAvailable || unavailableRoom > 0)) {
+            boolean free = view.alreadyDown(node);
+            if (partnerAvailable && (free || unavailableRoom > 0)) {
                 Drains.start(view, node, sink);
-                if (nodeAvailable) {
+                if (!free) {
                     unavailableRoom--;
                 }
             }

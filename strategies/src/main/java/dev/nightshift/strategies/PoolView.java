@@ -94,9 +94,21 @@ final class PoolView {
     /** Bastions never register: for them, available means the provider reports the machine running. */
     boolean available(ObservedNode n) {
         if (bastion()) {
-            return !n.terminating() && n.ready();
+            return !n.terminating() && n.readySince().filter(since -> !since.plus(minReady()).isAfter(now)).isPresent();
         }
         return n.available(now, minReady());
+    }
+
+    /**
+     * Down for a reason that lasts: NotReady, or cordoned by someone else. Replacing such a node
+     * costs no unavailability budget. A Ready node still inside minReadySeconds is warming up, not
+     * down: disrupting it would keep it unavailable after it would have counted again.
+     */
+    boolean alreadyDown(ObservedNode n) {
+        if (bastion()) {
+            return !n.ready();
+        }
+        return !n.ready() || (n.cordoned() && !inFlight(n));
     }
 
     int availableCount() {

@@ -52,7 +52,7 @@ final class RollingReplacement implements NodeUpdatePlanner {
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
         List<ObservedNode> candidates = view.outdatedNodes().stream()
                 .filter(n -> (n.registered() || view.bastion()) && !n.draining())
-                .sorted(Comparator.comparing((ObservedNode n) -> view.available(n)).thenComparing(ObservedNode::name))
+                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparing(ObservedNode::name))
                 .toList();
         boolean canary = !view.canaryPassed();
         if (canary && updatesInFlight(view) > 0) {
@@ -62,12 +62,12 @@ final class RollingReplacement implements NodeUpdatePlanner {
         int started = 0;
         for (ObservedNode node : candidates) {
             Optional<ObservedNode> partner = view.surgePartnerOf(node);
-            boolean nodeAvailable = view.available(node);
+            boolean free = view.alreadyDown(node);
             if (partner.isPresent()) {
                 // Paired nodes are in flight: they finish even when the gate has closed.
-                if (view.available(partner.get()) && (!nodeAvailable || unavailableRoom > 0)) {
+                if (view.available(partner.get()) && (free || unavailableRoom > 0)) {
                     disrupt(view, node, sink);
-                    if (nodeAvailable) {
+                    if (!free) {
                         unavailableRoom--;
                     }
                 }
@@ -76,7 +76,7 @@ final class RollingReplacement implements NodeUpdatePlanner {
             if (!gate.allows(node) || (canary && started > 0)) {
                 continue;
             }
-            if (!nodeAvailable) {
+            if (free) {
                 disrupt(view, node, sink);
                 started++;
             } else if (surgeRoom > 0) {

@@ -95,6 +95,10 @@ public final class SpecValidator {
                 && (pool.role() == PoolRole.CONTROL_PLANE || pool.role() == PoolRole.APISERVER)) {
             errors.add(at(sources, "spec.updateStrategy", "Replace takes every node down at once and is not allowed for role " + pool.role()));
         }
+        if (pool.role() == PoolRole.BASTION && pool.updateStrategy().inPlace()) {
+            errors.add(at(sources, "spec.updateStrategy", pool.updateStrategy() + " is not possible for role bastion: bastions never"
+                    + " register as nodes, so they cannot be drained or updated in place; use AutoRollingUpdate or Replace"));
+        }
         long deadline = resolved.progressDeadline().getSeconds();
         if (deadline <= pool.minReadySeconds()) {
             errors.add(at(sources, pool.progressDeadlineSeconds() > 0 ? "spec.progressDeadlineSeconds" : "spec.minReadySeconds",

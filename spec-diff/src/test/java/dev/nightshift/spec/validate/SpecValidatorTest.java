@@ -186,6 +186,19 @@ class SpecValidatorTest {
         assertThat(result.errors()).isEmpty();
     }
 
+    @Test
+    void anInPlaceStrategyOnABastionIsRejected() {
+        LoadResult result = loadPool(pool("  role: bastion", "  updateStrategy: AutoInPlaceUpdate"));
+
+        assertOnlyError(result, POOL_FILE, 9, 19, "spec.updateStrategy", "not possible for role bastion");
+    }
+
+    @Test
+    void rollingUpdatesOnABastionAreValid() {
+        assertThat(loadPool(pool("  role: bastion", "  updateStrategy: AutoRollingUpdate")).errors()).isEmpty();
+        assertThat(loadPool(pool("  role: bastion", "  updateStrategy: Replace")).errors()).isEmpty();
+    }
+
     // ---- sizes and deadlines -------------------------------------------------------------
 
     @Test

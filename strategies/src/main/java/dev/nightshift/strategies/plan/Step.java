@@ -53,7 +53,12 @@ public sealed interface Step {
     record CreateMachine(String target, String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) implements Step {
     }
 
-    /** Apply the desired roll-hash inputs to a drained node in place; it reports the new hash when done. */
+    /**
+     * Apply the desired roll-hash inputs to a drained node in place; it reports the new hash when
+     * done. Asked again of a node that finished at a target that has since changed. Idempotent for
+     * the same target: the executor records the requested hash and starts nothing while an update
+     * to it runs.
+     */
     record UpdateInPlace(String target, StampedHash rollHash, StampedHash kubeletHash) implements Step {
     }
 

@@ -146,14 +146,16 @@ public final class Simulator {
                 PoolStatus statusBefore = status;
                 status = report.status();
                 List<Step> steps = lastPlan.steps();
-                if (setup.faults().crash() > 0 && steps.size() > 1 && random.nextDouble() < setup.faults().crash()) {
+                boolean crashed = setup.faults().crash() > 0 && steps.size() > 1 && random.nextDouble() < setup.faults().crash();
+                if (crashed) {
                     steps = steps.subList(0, random.nextInt(steps.size()));
                 }
                 for (Step step : steps) {
                     apply(step);
                 }
                 measure();
-                if (before.equals(nodes) && statusBefore.equals(status)) {
+                // After a crash the restarted agent always plans again, even if the crash left nothing changed.
+                if (!crashed && before.equals(nodes) && statusBefore.equals(status)) {
                     return;
                 }
             }
@@ -257,7 +259,8 @@ public final class Simulator {
                     create(c.surgeFor(), c.rollHash(), c.kubeletHash());
                 }
             } else if (step instanceof Step.UpdateInPlace u) {
-                if (node != null && !node.updatingInPlace()) {
+                // A node that finished an update (Ready again) may be asked for another: the target moved.
+                if (node != null && (!node.updatingInPlace() || node.ready())) {
                     update(node.toBuilder().inPlaceStartedAt(now).readySince(null).build());
                     record(name, "UPDATE_IN_PLACE");
                     schedule(jittered(setup.create()), EventKind.IN_PLACE_DONE, name);
@@ -370,7 +373,8 @@ public final class Simulator {
             int count = (int) nodes.values().stream().filter(n -> n.surgeFor().filter(names::contains).isEmpty()).count();
             Duration minReady = Duration.ofSeconds(pool.spec().pool().minReadySeconds());
             int available = (int) nodes.values().stream()
-                    .filter(n -> bastion() ? n.ready() : n.available(now, minReady)).count();
+                    .filter(n -> bastion() ? n.readySince().filter(t -> !t.plus(minReady).isAfter(now)).isPresent()
+                            : n.available(now, minReady)).count();
             peakNodes = Math.max(peakNodes, nodes.size());
             peakUnavailable = Math.max(peakUnavailable, count - available);
             int s = pool.spec().maxSurge().resolve(count, true);

@@ -11,6 +11,6 @@ public interface HashFunction {
 
     int version();
 
-    /** Emits every input, in a fixed order, with fixed paths. */
+    /** Emits every input, always the same inputs in the same order: the position identifies an input in the digest. */
     void inputs(ResolvedPool pool, HashInputSink sink);
 }

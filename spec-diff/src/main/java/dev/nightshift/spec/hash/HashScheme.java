@@ -11,8 +11,10 @@ import java.util.Optional;
 import dev.nightshift.spec.model.ResolvedPool;
 
 /**
- * A hash with all its versions, the newest current. Digests SHA-256 over each input's path and
- * canonical value, so two inputs can never trade values unnoticed; keeps the first 128 bits.
+ * A hash with all its versions, the newest current. Digests SHA-256 over the canonical values in
+ * the version's fixed input order, each length-prefixed so that two inputs can never trade values
+ * unnoticed; keeps the first 128 bits. Since the order is part of a version, a version's inputs are
+ * never reordered: a change of inputs is a new version.
  */
 public final class HashScheme {
 
@@ -23,6 +25,7 @@ public final class HashScheme {
 
     private final String name;
     private final List<HashFunction> versions;
+    private final MessageDigest prototype = sha256();
 
     public HashScheme(String name, List<HashFunction> versions) {
         if (versions.isEmpty()) {
@@ -56,7 +59,7 @@ public final class HashScheme {
     /** The current version's inputs, for explaining a change. */
     public List<HashInput> inputs(ResolvedPool pool) {
         List<HashInput> inputs = new ArrayList<>();
-        current().inputs(pool, (path, canonical, display) -> inputs.add(new HashInput(path, canonical, display)));
+        current().inputs(pool, (path, canonical, display) -> inputs.add(new HashInput(path, canonical, display.get())));
         return inputs;
     }
 
@@ -74,16 +77,43 @@ public final class HashScheme {
                 ? StampMatch.RESTAMP : StampMatch.OUTDATED;
     }
 
-    private static StampedHash compute(HashFunction function, ResolvedPool pool) {
-        MessageDigest digest = sha256();
-        function.inputs(pool, (path, canonical, display) -> {
-            digest.update(path.getBytes(StandardCharsets.UTF_8));
-            digest.update((byte) 0);
-            digest.update(canonical.getBytes(StandardCharsets.UTF_8));
-            digest.update((byte) '\n');
-        });
-        byte[] full = digest.digest();
+    private StampedHash compute(HashFunction function, ResolvedPool pool) {
+        // Each input as "<length>:<value>", in the version's fixed order: the position names the
+        // input, and the length keeps a value from ever being read as part of another, whatever
+        // characters it holds. One buffer, one digest update.
+        DigestText text = new DigestText();
+        function.inputs(pool, text);
+        MessageDigest digest = newDigest();
+        byte[] full = digest.digest(text.bytes());
         return new StampedHash(function.version(), HexFormat.of().formatHex(full, 0, 16));
+    }
+
+    /** Collects canonical values for the digest; never asks for display forms. */
+    private static final class DigestText implements HashInputSink {
+        private final StringBuilder text = new StringBuilder(256);
+
+        @Override
+        public void accept(String path, String canonical, java.util.function.Supplier<String> display) {
+            accept(path, canonical);
+        }
+
+        @Override
+        public void accept(String path, String canonical) {
+            text.append(canonical.length()).append(':').append(canonical);
+        }
+
+        byte[] bytes() {
+            return text.toString().getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Cloning a prototype is far cheaper than looking the algorithm up for every hash. */
+    private MessageDigest newDigest() {
+        try {
+            return (MessageDigest) prototype.clone();
+        } catch (CloneNotSupportedException e) {
+            return sha256();
+        }
     }
 
     private static MessageDigest sha256() {

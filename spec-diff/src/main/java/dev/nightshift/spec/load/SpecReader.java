@@ -30,6 +30,7 @@ import dev.nightshift.spec.model.MachineImageRef;
 import dev.nightshift.spec.model.Maintenance;
 import dev.nightshift.spec.model.OnEvictionBlocked;
 import dev.nightshift.spec.model.PoolRole;
+import dev.nightshift.spec.model.ProviderConfig;
 import dev.nightshift.spec.model.Quantity;
 import dev.nightshift.spec.model.RollingUpdateDefaults;
 import dev.nightshift.spec.model.Taint;
@@ -439,7 +440,7 @@ final class SpecReader {
             kubernetes.get().finish();
         }
 
-        Map<String, Object> providerConfig = spec.freeForm("providerConfig");
+        ProviderConfig providerConfig = new ProviderConfig(spec.freeForm("providerConfig"));
         Map<String, String> labels = spec.stringMap("labels");
         List<Taint> taints = spec.listOfMaps("taints", t -> new Taint(t.requiredString("key"), t.string("value").orElse(""),
                 t.enumValue("effect", TaintEffect.class, TaintEffect.NoSchedule, Enum::name)));

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * denote the same amount are equal, whatever their spelling, so {@code 1Gi} and {@code 1024Mi}
  * never change a hash.
  */
-public record Quantity(BigDecimal amount, String text) {
+public final class Quantity {
 
     private static final Pattern FORM =
             Pattern.compile("([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+))(?:([eE][+-]?[0-9]{1,2})|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?");
@@ -33,8 +33,23 @@ public record Quantity(BigDecimal amount, String text) {
             Map.entry("P", new BigDecimal("1e15")),
             Map.entry("E", new BigDecimal("1e18")));
 
-    public Quantity {
-        amount = amount.stripTrailingZeros();
+    private final BigDecimal amount;
+    private final String text;
+    /** Computed once: hashing asks for it on every reconcile. */
+    private final String canonical;
+
+    public Quantity(BigDecimal amount, String text) {
+        this.amount = amount.stripTrailingZeros();
+        this.text = text;
+        this.canonical = this.amount.toPlainString();
+    }
+
+    public BigDecimal amount() {
+        return amount;
+    }
+
+    public String text() {
+        return text;
     }
 
     /**
@@ -65,7 +80,7 @@ public record Quantity(BigDecimal amount, String text) {
 
     /** The amount in base units, without exponent or trailing zeros: the form that is hashed. */
     public String canonical() {
-        return amount.toPlainString();
+        return canonical;
     }
 
     @Override

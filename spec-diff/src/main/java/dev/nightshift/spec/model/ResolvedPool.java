@@ -1,26 +1,94 @@
 package dev.nightshift.spec.model;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A pool with everything it inherits from its cluster resolved: the values the hashes, the
- * validation and the planner work with.
+ * validation and the planner work with. Resolved once, when it is built: hashing a pool on every
+ * reconcile then reads fields and never re-derives them.
  */
-public record ResolvedPool(ClusterSpec cluster, WorkerPoolSpec pool) {
+public final class ResolvedPool {
 
     /** Added to drainTimeout + creationTimeout when progressDeadlineSeconds is left at 0. */
     public static final Duration PROGRESS_DEADLINE_SLACK = Duration.ofMinutes(5);
+
+    private final ClusterSpec cluster;
+    private final WorkerPoolSpec pool;
+    private final KubernetesVersion kubernetesVersion;
+    private final String minorVersion;
+    private final String fullVersion;
+    private final KubeletConfig kubelet;
+    private final Optional<Instant> certificateAuthoritiesRotation;
+    private final Optional<Instant> serviceAccountKeyRotation;
+    private final String canonicalCertificateAuthoritiesRotation;
+    private final String canonicalServiceAccountKeyRotation;
+
+    public ResolvedPool(ClusterSpec cluster, WorkerPoolSpec pool) {
+        this.cluster = cluster;
+        this.pool = pool;
+        this.kubernetesVersion = pool.kubernetesVersion().orElse(cluster.kubernetesVersion());
+        this.minorVersion = kubernetesVersion.minorVersion();
+        this.fullVersion = kubernetesVersion.toString();
+        this.kubelet = cluster.kubelet().overriddenBy(pool.kubelet());
+        this.certificateAuthoritiesRotation = CredentialsRotation.initiationFor(cluster.certificateAuthorities(), pool.name());
+        this.serviceAccountKeyRotation = CredentialsRotation.initiationFor(cluster.serviceAccountKey(), pool.name());
+        this.canonicalCertificateAuthoritiesRotation = canonical(certificateAuthoritiesRotation);
+        this.canonicalServiceAccountKeyRotation = canonical(serviceAccountKeyRotation);
+    }
+
+    /** Epoch seconds and nanos: the same instant in fewer steps than ISO text; empty when none. */
+    private static String canonical(Optional<Instant> time) {
+        return time.map(t -> t.getEpochSecond() + "." + t.getNano()).orElse("");
+    }
+
+    public ClusterSpec cluster() {
+        return cluster;
+    }
+
+    public WorkerPoolSpec pool() {
+        return pool;
+    }
 
     public String name() {
         return pool.name();
     }
 
     public KubernetesVersion kubernetesVersion() {
-        return pool.kubernetesVersion().orElse(cluster.kubernetesVersion());
+        return kubernetesVersion;
+    }
+
+    /** {@code MAJOR.MINOR} of {@link #kubernetesVersion()}. */
+    public String minorVersion() {
+        return minorVersion;
+    }
+
+    /** {@code MAJOR.MINOR.PATCH} of {@link #kubernetesVersion()}. */
+    public String fullVersion() {
+        return fullVersion;
     }
 
     public KubeletConfig kubelet() {
-        return cluster.kubelet().overriddenBy(pool.kubelet());
+        return kubelet;
+    }
+
+    /** When the CA rotation that applies to this pool started (its own entry in pendingWorkersRollouts, if any). */
+    public Optional<Instant> certificateAuthoritiesRotation() {
+        return certificateAuthoritiesRotation;
+    }
+
+    public Optional<Instant> serviceAccountKeyRotation() {
+        return serviceAccountKeyRotation;
+    }
+
+    public String canonicalCertificateAuthoritiesRotation() {
+        return canonicalCertificateAuthoritiesRotation;
+    }
+
+    public String canonicalServiceAccountKeyRotation() {
+        return canonicalServiceAccountKeyRotation;
     }
 
     /**
@@ -64,5 +132,20 @@ public record ResolvedPool(ClusterSpec cluster, WorkerPoolSpec pool) {
         }
         MachineControllerManager mcm = pool.machineControllerManager();
         return mcm.drainTimeout().plus(mcm.creationTimeout()).plus(PROGRESS_DEADLINE_SLACK);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ResolvedPool r && r.cluster.equals(cluster) && r.pool.equals(pool);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(cluster, pool);
+    }
+
+    @Override
+    public String toString() {
+        return "ResolvedPool[" + cluster.name() + "/" + pool.name() + "]";
     }
 }

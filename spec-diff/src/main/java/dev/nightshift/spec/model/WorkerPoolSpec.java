@@ -9,8 +9,6 @@ import java.util.TreeMap;
 /**
  * The {@code WorkerPool} document as written, defaults filled in. Values that depend on the
  * cluster (limits, Kubernetes version, kubelet) are resolved by {@link ResolvedPool}.
- *
- * @param providerConfig free-form; values are String, Long, BigDecimal, Boolean, null, Map or List
  */
 public record WorkerPoolSpec(
         String name,
@@ -27,7 +25,7 @@ public record WorkerPoolSpec(
         String criName,
         Optional<KubernetesVersion> kubernetesVersion,
         KubeletConfig kubelet,
-        Map<String, Object> providerConfig,
+        ProviderConfig providerConfig,
         Map<String, String> labels,
         List<Taint> taints,
         int minReadySeconds,
@@ -43,7 +41,6 @@ public record WorkerPoolSpec(
         annotations = Map.copyOf(new TreeMap<>(annotations));
         labels = Map.copyOf(new TreeMap<>(labels));
         taints = List.copyOf(taints);
-        providerConfig = java.util.Collections.unmodifiableMap(new TreeMap<>(providerConfig));
     }
 
     public Optional<String> forceInPlaceToken() {

@@ -95,6 +95,14 @@ public final class SpecValidator {
                 && (pool.role() == PoolRole.CONTROL_PLANE || pool.role() == PoolRole.APISERVER)) {
             errors.add(at(sources, "spec.updateStrategy", "Replace takes every node down at once and is not allowed for role " + pool.role()));
         }
+        java.util.Set<String> taintKeys = new java.util.HashSet<>();
+        for (int i = 0; i < pool.taints().size(); i++) {
+            var taint = pool.taints().get(i);
+            if (!taintKeys.add(taint.key() + ":" + taint.effect())) {
+                errors.add(at(sources, "spec.taints[" + i + "]", "duplicate taint " + taint.key() + ":" + taint.effect()
+                        + " (Kubernetes allows one taint per key and effect)"));
+            }
+        }
         if (pool.role() == PoolRole.BASTION && pool.updateStrategy().inPlace()) {
             errors.add(at(sources, "spec.updateStrategy", pool.updateStrategy() + " is not possible for role bastion: bastions never"
                     + " register as nodes, so they cannot be drained or updated in place; use AutoRollingUpdate or Replace"));

@@ -202,7 +202,7 @@ class ResolvedPoolDefaultsTest {
         assertThat(spec.labels()).isEmpty();
         assertThat(spec.annotations()).isEmpty();
         assertThat(spec.taints()).isEmpty();
-        assertThat(spec.providerConfig()).isEmpty();
+        assertThat(spec.providerConfig().values()).isEmpty();
         assertThat(spec.maxSurge()).isEmpty();
         assertThat(spec.maxUnavailable()).isEmpty();
     }

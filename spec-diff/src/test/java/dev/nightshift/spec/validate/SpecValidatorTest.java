@@ -187,6 +187,20 @@ class SpecValidatorTest {
     }
 
     @Test
+    void twoTaintsWithTheSameKeyAndEffectAreRejectedAtTheSecond() {
+        LoadResult result = loadPool(pool("  taints:", "  - {key: a, value: x, effect: NoSchedule}",
+                "  - {key: a, value: y, effect: NoSchedule}"));
+
+        assertOnlyError(result, POOL_FILE, 10, 5, "spec.taints[1]", "duplicate taint a:NoSchedule");
+    }
+
+    @Test
+    void theSameTaintKeyWithAnotherEffectIsAllowed() {
+        assertThat(loadPool(pool("  taints:", "  - {key: a, effect: NoSchedule}", "  - {key: a, effect: NoExecute}")).errors())
+                .isEmpty();
+    }
+
+    @Test
     void anInPlaceStrategyOnABastionIsRejected() {
         LoadResult result = loadPool(pool("  role: bastion", "  updateStrategy: AutoInPlaceUpdate"));
 

@@ -1,28 +1,34 @@
-package dev.nightshift.spec.hash;
+package dev.nightshift.spec.model;
 
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
-import dev.nightshift.spec.model.Quantity;
 
-/** Canonical text of free-form values: keys sorted, numbers by value, strings JSON-escaped. */
-final class CanonicalText {
+/**
+ * Canonical text of values: keys sorted, numbers by value, strings JSON-escaped. Equal values give
+ * equal text whatever their spelling; the model computes it once, when it is built.
+ */
+public final class CanonicalText {
 
     private CanonicalText() {
     }
 
-    static String of(Object value) {
+    public static String of(Object value) {
         StringBuilder b = new StringBuilder();
         append(b, value);
         return b.toString();
     }
 
     /** {@code {"cpu":"0.08","memory":"1073741824"}}: resources sorted, amounts in base units. */
-    static String quantities(Map<String, Quantity> map) {
+    public static String quantities(Map<String, Quantity> map) {
+        if (map.isEmpty()) {
+            return "{}";
+        }
         StringBuilder b = new StringBuilder("{");
-        new TreeMap<>(map).forEach((k, v) -> {
+        (map instanceof SortedMap<String, Quantity> sorted ? sorted : new TreeMap<>(map)).forEach((k, v) -> {
             if (b.length() > 1) {
                 b.append(',');
             }
@@ -36,6 +42,8 @@ final class CanonicalText {
     private static void append(StringBuilder b, Object value) {
         if (value == null) {
             b.append("null");
+        } else if (value instanceof Map<?, ?> map && map.isEmpty()) {
+            b.append("{}");
         } else if (value instanceof Map<?, ?> map) {
             b.append('{');
             boolean first = true;

@@ -1,0 +1,206 @@
+package dev.nightshift.agent.config;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+
+import dev.nightshift.spec.model.DurationText;
+
+/**
+ * Reads the agent's YAML configuration file. Only composes the document (no object is ever
+ * constructed from it), refuses unknown fields, and refuses secrets written inline: a token or
+ * webhook secret is named by the file or environment variable that holds it.
+ */
+public final class AgentConfigLoader {
+
+    private static final Set<String> INLINE_SECRETS = Set.of("token", "password", "secret", "privateKey");
+
+    /** The configuration, or every problem with it, each as {@code file:line:column: field: what}. */
+    public record Result(Optional<AgentConfig> config, List<String> errors) {
+    }
+
+    public Result load(Path file) {
+        String name = file.getFileName().toString();
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return new Result(Optional.empty(), List.of(name + ":1:1: cannot read: " + e.getMessage()));
+        }
+        return parse(name, text);
+    }
+
+    Result parse(String file, String text) {
+        LoaderOptions options = new LoaderOptions();
+        options.setAllowDuplicateKeys(false);
+        options.setMaxAliasesForCollections(10);
+        Node root;
+        try {
+            root = new Yaml(options).compose(new StringReader(text));
+        } catch (MarkedYAMLException e) {
+            Mark m = e.getProblemMark();
+            return new Result(Optional.empty(), List.of(file + ":" + (m == null ? 1 : m.getLine() + 1) + ":"
+                    + (m == null ? 1 : m.getColumn() + 1) + ": invalid YAML: " + e.getProblem()));
+        }
+        Reader r = new Reader(file);
+        AgentConfig d = AgentConfig.DEFAULTS;
+        if (root == null) {
+            return new Result(Optional.of(d), List.of());
+        }
+        Map<String, Node> top = r.mapping(root, "");
+        Map<String, Node> git = r.section(top, "git");
+        Map<String, Node> auth = r.section(git, "git.auth");
+        Map<String, Node> http = r.section(top, "http");
+        Map<String, Node> webhook = r.section(top, "webhook");
+        Optional<URI> url = r.string(git, "git.url").flatMap(u -> r.uri(git.get("url"), "git.url", u));
+        AgentConfig config = new AgentConfig(url,
+                r.string(git, "git.ref").orElse(d.gitRef()),
+                r.string(git, "git.path").orElse(d.gitPath()),
+                r.string(git, "git.pollInterval").flatMap(v -> r.duration(git.get("pollInterval"), "git.pollInterval", v))
+                        .orElse(d.pollInterval()),
+                r.string(auth, "git.auth.user"),
+                r.string(auth, "git.auth.tokenFile").map(Path::of),
+                r.string(auth, "git.auth.tokenEnv"),
+                r.string(auth, "git.auth.sshKeyFile").map(Path::of),
+                r.string(auth, "git.auth.knownHostsFile").map(Path::of),
+                r.string(top, "cluster"),
+                r.string(http, "http.port").flatMap(v -> r.port(http.get("port"), "http.port", v)).orElse(d.httpPort()),
+                r.string(webhook, "webhook.secretFile").map(Path::of),
+                r.string(webhook, "webhook.secretEnv"),
+                r.string(top, "cacheDir").map(Path::of).orElse(d.cacheDir()),
+                r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()));
+        r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun"));
+        r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "auth"));
+        r.only(auth, "git.auth", Set.of("user", "tokenFile", "tokenEnv", "sshKeyFile", "knownHostsFile"));
+        r.only(http, "http", Set.of("port"));
+        r.only(webhook, "webhook", Set.of("secretFile", "secretEnv"));
+        if (config.sshKeyFile().isPresent() && config.knownHostsFile().isEmpty()) {
+            r.error(auth.get("sshKeyFile"), "git.auth.knownHostsFile",
+                    "is required with sshKeyFile: SSH host keys are always verified");
+        }
+        if (config.tokenFile().isPresent() && config.tokenEnv().isPresent()) {
+            r.error(auth.get("tokenEnv"), "git.auth.tokenEnv", "give tokenFile or tokenEnv, not both");
+        }
+        return r.errors.isEmpty() ? new Result(Optional.of(config), List.of()) : new Result(Optional.empty(), List.copyOf(r.errors));
+    }
+
+    /** Reads scalars and sections, collecting every error with its place. */
+    private static final class Reader {
+        private final String file;
+        private final List<String> errors = new ArrayList<>();
+        private final Map<Node, Mark> keyMarks = new LinkedHashMap<>();
+
+        Reader(String file) {
+            this.file = file;
+        }
+
+        void error(Node at, String field, String message) {
+            Mark m = at == null ? null : at.getStartMark();
+            errors.add(file + ":" + (m == null ? 1 : m.getLine() + 1) + ":" + (m == null ? 1 : m.getColumn() + 1) + ": "
+                    + field + ": " + message);
+        }
+
+        Map<String, Node> mapping(Node node, String field) {
+            Map<String, Node> entries = new LinkedHashMap<>();
+            if (!(node instanceof MappingNode map)) {
+                error(node, field.isEmpty() ? "(document)" : field, "must be a mapping");
+                return entries;
+            }
+            for (NodeTuple t : map.getValue()) {
+                if (t.getKeyNode() instanceof ScalarNode key) {
+                    String path = field.isEmpty() ? key.getValue() : field + "." + key.getValue();
+                    if (INLINE_SECRETS.contains(key.getValue())) {
+                        error(t.getKeyNode(), path, "secrets are never written in the configuration: name the file "
+                                + "(" + key.getValue() + "File) or environment variable (" + key.getValue() + "Env) that holds it");
+                        continue;
+                    }
+                    entries.put(key.getValue(), t.getValueNode());
+                    keyMarks.put(t.getValueNode(), t.getKeyNode().getStartMark());
+                } else {
+                    error(t.getKeyNode(), field, "keys must be plain text");
+                }
+            }
+            return entries;
+        }
+
+        Map<String, Node> section(Map<String, Node> parent, String field) {
+            Node node = parent.get(field.substring(field.lastIndexOf('.') + 1));
+            return node == null ? new LinkedHashMap<>() : mapping(node, field);
+        }
+
+        Optional<String> string(Map<String, Node> section, String field) {
+            Node node = section.get(field.substring(field.lastIndexOf('.') + 1));
+            if (node == null) {
+                return Optional.empty();
+            }
+            if (node instanceof ScalarNode s) {
+                return Optional.of(s.getValue());
+            }
+            error(node, field, "must be a single value");
+            return Optional.empty();
+        }
+
+        Optional<URI> uri(Node at, String field, String value) {
+            try {
+                return Optional.of(new URI(value));
+            } catch (URISyntaxException e) {
+                error(at, field, "is not a URL: " + e.getReason());
+                return Optional.empty();
+            }
+        }
+
+        Optional<Duration> duration(Node at, String field, String value) {
+            Optional<Duration> d = DurationText.parse(value).filter(x -> !x.isZero());
+            if (d.isEmpty()) {
+                error(at, field, "must be a duration such as 30s, 5m or 1h, got \"" + value + "\"");
+            }
+            return d;
+        }
+
+        Optional<Integer> port(Node at, String field, String value) {
+            if (value.matches("[0-9]{1,5}") && Integer.parseInt(value) <= 65535) {
+                return Optional.of(Integer.parseInt(value));
+            }
+            error(at, field, "must be a port from 0 to 65535, got \"" + value + "\"");
+            return Optional.empty();
+        }
+
+        boolean bool(Node at, String field, String value) {
+            if (value.equals("true") || value.equals("false")) {
+                return Boolean.parseBoolean(value);
+            }
+            error(at, field, "must be true or false, got \"" + value + "\"");
+            return false;
+        }
+
+        void only(Map<String, Node> section, String field, Set<String> known) {
+            section.forEach((key, value) -> {
+                if (!known.contains(key)) {
+                    Mark m = keyMarks.get(value);
+                    errors.add(file + ":" + (m == null ? 1 : m.getLine() + 1) + ":" + (m == null ? 1 : m.getColumn() + 1) + ": "
+                            + (field.isEmpty() ? key : field + "." + key) + ": unknown field");
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.nightshift.agent.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+class AgentConfigLoaderTest {
+
+    private final AgentConfigLoader loader = new AgentConfigLoader();
+
+    @Test
+    void aFullConfigurationIsRead() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/platform/clusters.git
+                  ref: release
+                  path: clusters/prod
+                  pollInterval: 2m
+                  auth: {user: nightshift, tokenFile: /var/run/secrets/git/token}
+                cluster: prod-eu1
+                http: {port: 9500}
+                webhook: {secretEnv: NIGHTSHIFT_WEBHOOK_SECRET}
+                cacheDir: /var/cache/nightshift
+                dryRun: true
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        AgentConfig c = r.config().orElseThrow();
+        assertThat(c.gitUrl()).contains(URI.create("https://git.example.com/platform/clusters.git"));
+        assertThat(c.gitRef()).isEqualTo("release");
+        assertThat(c.gitPath()).isEqualTo("clusters/prod");
+        assertThat(c.pollInterval()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.tokenFile()).contains(Path.of("/var/run/secrets/git/token"));
+        assertThat(c.cluster()).contains("prod-eu1");
+        assertThat(c.httpPort()).isEqualTo(9500);
+        assertThat(c.webhookSecretEnv()).contains("NIGHTSHIFT_WEBHOOK_SECRET");
+        assertThat(c.dryRun()).isTrue();
+    }
+
+    @Test
+    void anEmptyFileGivesTheDefaults() {
+        assertThat(loader.parse("agent.yaml", "").config()).contains(AgentConfig.DEFAULTS);
+    }
+
+    @Test
+    void anInlineTokenIsRefusedWithItsPlace() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/c.git
+                  auth:
+                    user: nightshift
+                    token: hunter2
+                """);
+
+        assertThat(r.config()).isEmpty();
+        assertThat(r.errors()).singleElement().satisfies(e -> assertThat(e)
+                .startsWith("agent.yaml:5:5: git.auth.token: secrets are never written in the configuration")
+                .contains("tokenFile").doesNotContain("hunter2"));
+    }
+
+    @Test
+    void anSshKeyWithoutKnownHostsIsRefused() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: ssh://git@git.example.com/c.git
+                  auth: {sshKeyFile: /keys/id_ed25519}
+                """);
+
+        assertThat(r.errors()).singleElement().satisfies(e -> assertThat(e)
+                .contains("git.auth.knownHostsFile: is required with sshKeyFile: SSH host keys are always verified"));
+    }
+
+    @Test
+    void unknownFieldsAndBadValuesAreAllReported() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/c.git
+                  pollInterval: soon
+                  branch: main
+                http: {port: 99999}
+                dryRun: yes
+                """);
+
+        assertThat(r.errors()).containsExactlyInAnyOrder(
+                "agent.yaml:3:17: git.pollInterval: must be a duration such as 30s, 5m or 1h, got \"soon\"",
+                "agent.yaml:4:3: git.branch: unknown field",
+                "agent.yaml:5:14: http.port: must be a port from 0 to 65535, got \"99999\"",
+                "agent.yaml:6:9: dryRun: must be true or false, got \"yes\"");
+    }
+
+    @Test
+    void invalidYamlNamesItsPlace() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", "git: {url: [\n");
+
+        assertThat(r.errors()).singleElement().satisfies(e -> assertThat(e).startsWith("agent.yaml:2:1: invalid YAML"));
+    }
+
+    @Test
+    void flagsOverrideTheFile() {
+        AgentConfig file = loader.parse("agent.yaml", "git: {url: https://a.example/c.git, ref: main}\nhttp: {port: 9500}\n")
+                .config().orElseThrow();
+
+        AgentConfig c = file.with(new AgentConfig.Overrides(Optional.empty(), Optional.of("release"), Optional.empty(),
+                Optional.empty(), Optional.of("prod"), Optional.of(9600), Optional.empty(), Optional.of(true)));
+
+        assertThat(c.gitUrl()).contains(URI.create("https://a.example/c.git"));
+        assertThat(c.gitRef()).isEqualTo("release");
+        assertThat(c.cluster()).contains("prod");
+        assertThat(c.httpPort()).isEqualTo(9600);
+        assertThat(c.dryRun()).isTrue();
+    }
+}

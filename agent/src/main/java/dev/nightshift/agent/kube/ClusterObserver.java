@@ -1,0 +1,246 @@
+package dev.nightshift.agent.kube;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.nightshift.agent.provider.Machine;
+import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.spec.model.Taint;
+import dev.nightshift.spec.model.TaintEffect;
+import dev.nightshift.strategies.model.BlockedEviction;
+import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.model.PoolStatus;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+/**
+ * What the cluster looks like, read from informer caches (watches, no LIST in steady state):
+ * the pools' nodes, the pods on them, and the pool status records, turned into the planner's
+ * {@link ObservedCluster}. Machines the provider reports that never registered join as
+ * unregistered nodes.
+ */
+public final class ClusterObserver implements AutoCloseable {
+
+    private static final String BY_NODE = "byNode";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final MachineProvider provider;
+    private final SharedIndexInformer<Node> nodes;
+    private final SharedIndexInformer<Pod> pods;
+    private final SharedIndexInformer<ConfigMap> records;
+
+    /** @param onChange called on every change any informer sees: schedules a reconcile */
+    public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange) {
+        this.provider = provider;
+        ResourceEventHandler<Object> trigger = new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Object obj) {
+                onChange.run();
+            }
+
+            @Override
+            public void onUpdate(Object oldObj, Object newObj) {
+                onChange.run();
+            }
+
+            @Override
+            public void onDelete(Object obj, boolean deletedFinalStateUnknown) {
+                onChange.run();
+            }
+        };
+        this.nodes = client.nodes().withLabel(NodeMarks.POOL).runnableInformer(0);
+        this.pods = client.pods().inAnyNamespace().runnableInformer(0);
+        // The API cannot select pods by spec.nodeName everywhere: index them ourselves.
+        pods.addIndexers(Map.of(BY_NODE, pod -> pod.getSpec() == null || pod.getSpec().getNodeName() == null
+                ? List.of() : List.of(pod.getSpec().getNodeName())));
+        this.records = client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).runnableInformer(0);
+        nodes.addEventHandler(cast(trigger));
+        pods.addEventHandler(cast(trigger));
+        records.addEventHandler(cast(trigger));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> ResourceEventHandler<T> cast(ResourceEventHandler<Object> handler) {
+        return (ResourceEventHandler<T>) (ResourceEventHandler<?>) handler;
+    }
+
+    /** Starts the watches and waits until the caches hold the cluster. */
+    public void start() throws Exception {
+        nodes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        pods.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        records.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+
+    public ObservedCluster observe(MaintenanceState maintenance, boolean controlPlaneReady, Set<String> pools) {
+        List<ObservedNode> observed = new ArrayList<>();
+        Set<String> registered = new HashSet<>();
+        for (Node node : nodes.getStore().list()) {
+            registered.add(node.getMetadata().getName());
+            observed.add(toObserved(node));
+        }
+        for (String pool : pools) {
+            for (Machine m : provider.machines(pool)) {
+                if (!registered.contains(m.name())) {
+                    observed.add(unregistered(m));
+                }
+            }
+        }
+        Map<String, PoolStatus> status = new HashMap<>();
+        for (ConfigMap map : records.getStore().list()) {
+            status.put(map.getMetadata().getLabels().get(PoolStatusRecords.LABEL), PoolStatusRecords.read(map));
+        }
+        return new ObservedCluster(observed, controlPlaneReady, maintenance, status);
+    }
+
+    /** Pods a drain must evict: not owned by a DaemonSet, not mirror pods, not finished. */
+    public List<Pod> evictablePods(String node) {
+        return pods.getIndexer().byIndex(BY_NODE, node).stream().filter(ClusterObserver::evictable).toList();
+    }
+
+    public Optional<Node> node(String name) {
+        return Optional.ofNullable(nodes.getStore().getByKey(name));
+    }
+
+    public Optional<ConfigMap> statusRecord(String namespace, String pool) {
+        return Optional.ofNullable(records.getStore().getByKey(namespace + "/" + PoolStatusRecords.name(pool)));
+    }
+
+    static boolean evictable(Pod pod) {
+        boolean daemonSet = pod.getMetadata().getOwnerReferences() != null && pod.getMetadata().getOwnerReferences().stream()
+                .anyMatch(o -> "DaemonSet".equals(o.getKind()));
+        boolean mirror = pod.getMetadata().getAnnotations() != null
+                && pod.getMetadata().getAnnotations().containsKey("kubernetes.io/config.mirror");
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        boolean finished = "Succeeded".equals(phase) || "Failed".equals(phase);
+        return !daemonSet && !mirror && !finished;
+    }
+
+    private ObservedNode toObserved(Node node) {
+        Map<String, String> labels = Optional.ofNullable(node.getMetadata().getLabels()).orElse(Map.of());
+        Map<String, String> a = Optional.ofNullable(node.getMetadata().getAnnotations()).orElse(Map.of());
+        String name = node.getMetadata().getName();
+        Optional<Instant> drainStartedAt = instant(a.get(NodeMarks.DRAIN_STARTED_AT));
+        boolean drained = drainStartedAt.isPresent() && evictablePods(name).isEmpty();
+        Map<String, String> managed = new HashMap<>();
+        for (String key : list(a.get(NodeMarks.MANAGED_LABELS))) {
+            if (labels.containsKey(key)) {
+                managed.put(key, labels.get(key));
+            }
+        }
+        return new ObservedNode(name, labels.get(NodeMarks.POOL),
+                hash(a.get(NodeMarks.ROLL_HASH), a.get(NodeMarks.ROLL_HASH_VERSION)),
+                hash(a.get(NodeMarks.KUBELET_HASH), a.get(NodeMarks.KUBELET_HASH_VERSION)),
+                true, readySince(node), Boolean.TRUE.equals(node.getSpec().getUnschedulable()),
+                node.getSpec().getTaints() != null && node.getSpec().getTaints().stream()
+                        .anyMatch(t -> NodeMarks.UPDATE_TAINT.equals(t.getKey())),
+                drainStartedAt, drained, blocked(a.get(NodeMarks.EVICTION_ATTEMPTS)),
+                "true".equals(labels.get(NodeMarks.NEEDS_UPDATE)),
+                "true".equals(labels.get(NodeMarks.CANDIDATE_FOR_UPDATE)),
+                "true".equals(labels.get(NodeMarks.SELECTED_FOR_UPDATE)),
+                Optional.ofNullable(a.get(NodeMarks.SURGE_FOR)),
+                instant(a.get(NodeMarks.IN_PLACE_STARTED_AT)), "true".equals(a.get(NodeMarks.IN_PLACE_FAILED)),
+                instant(a.get(NodeMarks.KUBELET_RESTART_AT)),
+                node.getMetadata().getDeletionTimestamp() != null,
+                Optional.ofNullable(node.getMetadata().getCreationTimestamp()).flatMap(ClusterObserver::instant),
+                managed, taints(a.get(NodeMarks.MANAGED_TAINTS)));
+    }
+
+    private static ObservedNode unregistered(Machine m) {
+        return new ObservedNode(m.name(), m.pool(), Optional.ofNullable(m.rollHash()), Optional.ofNullable(m.kubeletHash()),
+                false, m.running() ? Optional.of(m.createdAt()) : Optional.empty(), false, false, Optional.empty(), false,
+                List.of(), false, false, false, m.surgeFor(), Optional.empty(), false, Optional.empty(), false,
+                Optional.of(m.createdAt()), Map.of(), List.of());
+    }
+
+    private static Optional<Instant> readySince(Node node) {
+        if (node.getStatus() == null || node.getStatus().getConditions() == null) {
+            return Optional.empty();
+        }
+        for (NodeCondition c : node.getStatus().getConditions()) {
+            if ("Ready".equals(c.getType()) && "True".equals(c.getStatus())) {
+                return instant(c.getLastTransitionTime()).or(() -> Optional.of(Instant.EPOCH));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<StampedHash> hash(String value, String version) {
+        if (value == null || value.isBlank()) {
+            return Optional.empty();
+        }
+        int v = version == null ? 1 : Integer.parseInt(version);
+        return Optional.of(new StampedHash(v, value));
+    }
+
+    private static Optional<Instant> instant(String text) {
+        try {
+            return Optional.ofNullable(text).filter(t -> !t.isBlank()).map(Instant::parse);
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    static List<String> list(String json) {
+        if (json == null || json.isBlank()) {
+            return List.of();
+        }
+        try {
+            return JSON.readValue(json, new TypeReference<List<String>>() { });
+        } catch (Exception e) {
+            return List.of();
+        }
+    }
+
+    static List<BlockedEviction> blocked(String json) {
+        if (json == null || json.isBlank()) {
+            return List.of();
+        }
+        try {
+            Map<String, Map<String, Object>> byPod = JSON.readValue(json, new TypeReference<>() { });
+            List<BlockedEviction> result = new ArrayList<>();
+            byPod.forEach((pod, v) -> result.add(new BlockedEviction(pod, String.valueOf(v.get("pdb")),
+                    ((Number) v.getOrDefault("attempts", 0)).intValue())));
+            return result;
+        } catch (Exception e) {
+            return List.of();
+        }
+    }
+
+    static List<Taint> taints(String json) {
+        List<Taint> result = new ArrayList<>();
+        for (String t : list(json)) {
+            // key=value:Effect or key:Effect, as Taint.toString writes them
+            int colon = t.lastIndexOf(':');
+            String keyValue = t.substring(0, colon);
+            int eq = keyValue.indexOf('=');
+            result.add(new Taint(eq < 0 ? keyValue : keyValue.substring(0, eq), eq < 0 ? "" : keyValue.substring(eq + 1),
+                    TaintEffect.valueOf(t.substring(colon + 1))));
+        }
+        return result;
+    }
+
+    @Override
+    public void close() {
+        nodes.close();
+        pods.close();
+        records.close();
+    }
+}

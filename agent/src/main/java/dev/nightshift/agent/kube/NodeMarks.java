@@ -1,0 +1,41 @@
+package dev.nightshift.agent.kube;
+
+/**
+ * The labels, annotations and taint through which Nightshift keeps its state on the nodes
+ * themselves, so that a restarted or newly elected agent reads every timer and counter back.
+ */
+public final class NodeMarks {
+
+    private NodeMarks() {
+    }
+
+    public static final String PREFIX = "nightshift.dev/";
+
+    /** Label: the pool a node belongs to. */
+    public static final String POOL = PREFIX + "pool";
+    /** Label set by users (or tooling) to have a node replaced even though its spec is current. */
+    public static final String NEEDS_UPDATE = PREFIX + "needs-update";
+    public static final String CANDIDATE_FOR_UPDATE = "node.nightshift.dev/candidate-for-update";
+    public static final String SELECTED_FOR_UPDATE = "node.nightshift.dev/selected-for-update";
+
+    public static final String ROLL_HASH = PREFIX + "roll-hash";
+    public static final String ROLL_HASH_VERSION = PREFIX + "roll-hash-version";
+    public static final String KUBELET_HASH = PREFIX + "kubelet-hash";
+    public static final String KUBELET_HASH_VERSION = PREFIX + "kubelet-hash-version";
+    /** The old node a surge machine stands in for. */
+    public static final String SURGE_FOR = PREFIX + "surge-for";
+    public static final String DRAIN_STARTED_AT = PREFIX + "drain-started-at";
+    /** JSON: pod name to {@code {"pdb": name, "attempts": n}} for evictions a budget refused. */
+    public static final String EVICTION_ATTEMPTS = PREFIX + "eviction-attempts";
+    public static final String IN_PLACE_STARTED_AT = PREFIX + "in-place-started-at";
+    public static final String IN_PLACE_TARGET = PREFIX + "in-place-target";
+    public static final String IN_PLACE_FAILED = PREFIX + "in-place-failed";
+    public static final String KUBELET_RESTART_AT = PREFIX + "kubelet-restart-at";
+    /** JSON list of the label keys Nightshift set, so that only those are ever changed or removed. */
+    public static final String MANAGED_LABELS = PREFIX + "managed-labels";
+    /** JSON list of the spec taints Nightshift set. */
+    public static final String MANAGED_TAINTS = PREFIX + "managed-taints";
+
+    /** Taint on nodes selected for update: new pods prefer other nodes. */
+    public static final String UPDATE_TAINT = PREFIX + "update-pending";
+}

@@ -1,0 +1,61 @@
+package dev.nightshift.agent.kube;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import dev.nightshift.strategies.model.PoolStatus;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+
+/**
+ * The per-pool status record, kept as a ConfigMap {@code nightshift-pool-<pool>} in the agent's
+ * namespace: everything the planner's counters and deadlines need across restarts, and the
+ * {@code nightshift.dev/paused} annotation through which a rollout is paused without a commit.
+ */
+public final class PoolStatusRecords {
+
+    public static final String LABEL = NodeMarks.PREFIX + "pool-status";
+    public static final String PAUSED = NodeMarks.PREFIX + "paused";
+
+    private PoolStatusRecords() {
+    }
+
+    public static String name(String pool) {
+        return "nightshift-pool-" + pool;
+    }
+
+    public static PoolStatus read(ConfigMap map) {
+        Map<String, String> d = map.getData() == null ? Map.of() : map.getData();
+        boolean paused = Optional.ofNullable(map.getMetadata().getAnnotations()).map(a -> "true".equals(a.get(PAUSED))).orElse(false);
+        Set<String> tokens = Optional.ofNullable(d.get("usedForceTokens")).filter(t -> !t.isBlank())
+                .map(t -> (Set<String>) new TreeSet<>(Arrays.asList(t.split(",")))).orElse(Set.of());
+        return new PoolStatus(Integer.parseInt(d.getOrDefault("outdatedNodes", "0")), instant(d.get("lastProgressAt")),
+                instant(d.get("lastTerminationAt")), Integer.parseInt(d.getOrDefault("validationStreak", "0")), tokens, paused);
+    }
+
+    private static Optional<Instant> instant(String text) {
+        return Optional.ofNullable(text).filter(t -> !t.isBlank()).map(Instant::parse);
+    }
+
+    /** The record's data for a status; the paused annotation is the user's and is left alone. */
+    public static Map<String, String> data(PoolStatus status) {
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put("outdatedNodes", Integer.toString(status.outdatedNodes()));
+        status.lastProgressAt().ifPresent(t -> d.put("lastProgressAt", t.toString()));
+        status.lastTerminationAt().ifPresent(t -> d.put("lastTerminationAt", t.toString()));
+        d.put("validationStreak", Integer.toString(status.validationStreak()));
+        d.put("usedForceTokens", status.usedForceTokens().stream().sorted().collect(Collectors.joining(",")));
+        return d;
+    }
+
+    public static ConfigMap create(String namespace, String pool, PoolStatus status) {
+        return new ConfigMapBuilder().withNewMetadata().withName(name(pool)).withNamespace(namespace)
+                .addToLabels(LABEL, pool).endMetadata().withData(data(status)).build();
+    }
+}

@@ -1,0 +1,272 @@
+package dev.nightshift.agent.kube;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.spec.model.Taint;
+import dev.nightshift.strategies.plan.Step;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * Carries out the planner's steps against the cluster and the machine provider. It decides
+ * nothing: every choice was made by the planner from what was observed.
+ */
+public final class StepExecutor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What executing one step did, for logs, the demo's screen and /status. */
+    public record Outcome(Step step, String summary) {
+    }
+
+    private final KubernetesClient client;
+    private final NodePatcher patcher;
+    private final Evictor evictor;
+    private final ClusterObserver observer;
+    private final MachineProvider provider;
+    private final Clock clock;
+
+    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider provider, Clock clock) {
+        this.client = client;
+        this.patcher = new NodePatcher(client);
+        this.evictor = evictor;
+        this.observer = observer;
+        this.provider = provider;
+        this.clock = clock;
+    }
+
+    /** Executes one step; Validate is the reconciler's, not the cluster's. */
+    public Optional<Outcome> execute(Step step) {
+        String node = step.target();
+        if (step instanceof Step.Stamp s) {
+            patchAnnotations(node, hashes(s.rollHash(), s.kubeletHash()));
+            return outcome(step, s.adopted() ? "adopted " + node + " (stamped, not disrupted)" : "re-stamped " + node);
+        } else if (step instanceof Step.Taint) {
+            patcher.patch(node, n -> withTaints(n, true));
+            return outcome(step, "tainted " + node + " " + NodeMarks.UPDATE_TAINT + ":PreferNoSchedule");
+        } else if (step instanceof Step.Untaint) {
+            patcher.patch(node, n -> withTaints(n, false));
+            return outcome(step, "untainted " + node);
+        } else if (step instanceof Step.Cordon) {
+            patcher.patch(node, n -> Boolean.TRUE.equals(n.getSpec().getUnschedulable()) ? Optional.empty()
+                    : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
+            return outcome(step, "cordoned " + node);
+        } else if (step instanceof Step.Uncordon) {
+            Map<String, Object> annotations = new HashMap<>();
+            for (String key : List.of(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS, NodeMarks.IN_PLACE_STARTED_AT,
+                    NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT)) {
+                annotations.put(key, null);
+            }
+            patcher.patch(node, n -> Optional.of(Map.of("spec", mapOf("unschedulable", null), "metadata", Map.of("annotations", annotations))));
+            return outcome(step, "released " + node);
+        } else if (step instanceof Step.Drain) {
+            return drain(step, node);
+        } else if (step instanceof Step.ForceDeletePod f) {
+            Optional<Pod> pod = observer.evictablePods(node).stream().filter(p -> p.getMetadata().getName().equals(f.pod())).findFirst();
+            pod.ifPresent(p -> client.pods().inNamespace(p.getMetadata().getNamespace()).withName(f.pod()).delete());
+            return outcome(step, "force-deleted pod " + f.pod() + " on " + node + " (its budget refused every eviction)");
+        } else if (step instanceof Step.DeleteMachine d) {
+            provider.delete(d.pool(), node, d.replace(), d.rollHash(), d.kubeletHash());
+            return outcome(step, "deleted machine " + node + (d.replace() ? ", replacement requested" : ""));
+        } else if (step instanceof Step.CreateMachine c) {
+            provider.create(c.pool(), c.surgeFor(), c.rollHash(), c.kubeletHash());
+            return outcome(step, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
+        } else if (step instanceof Step.UpdateInPlace u) {
+            Map<String, Object> a = new HashMap<>();
+            a.put(NodeMarks.IN_PLACE_TARGET, u.rollHash().value());
+            Optional<Node> current = observer.node(node);
+            boolean sameTarget = current.map(n -> u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))).orElse(false);
+            if (!sameTarget) {
+                a.put(NodeMarks.IN_PLACE_STARTED_AT, clock.instant().toString());
+            }
+            patchAnnotations(node, a);
+            provider.updateInPlace(node, u.rollHash(), u.kubeletHash());
+            return outcome(step, "updating " + node + " in place");
+        } else if (step instanceof Step.RestartKubelet r) {
+            patchAnnotations(node, Map.of(NodeMarks.KUBELET_RESTART_AT, clock.instant().toString()));
+            provider.restartKubelet(node, r.kubeletHash());
+            return outcome(step, "restarting the kubelet on " + node);
+        } else if (step instanceof Step.Propagate p) {
+            patcher.patch(node, n -> propagate(n, p.labels(), p.taints()));
+            return outcome(step, "propagated labels and taints to " + node);
+        } else if (step instanceof Step.LabelCandidate) {
+            patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.CANDIDATE_FOR_UPDATE, "true")))));
+            return outcome(step, "labelled " + node + " a candidate for update");
+        } else {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<Outcome> outcome(Step step, String summary) {
+        return Optional.of(new Outcome(step, summary));
+    }
+
+    private static Map<String, Object> mapOf(String key, Object value) {
+        Map<String, Object> m = new HashMap<>();
+        m.put(key, value);
+        return m;
+    }
+
+    private static String annotation(Node n, String key) {
+        return n.getMetadata().getAnnotations() == null ? null : n.getMetadata().getAnnotations().get(key);
+    }
+
+    private void patchAnnotations(String node, Map<String, Object> annotations) {
+        patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("annotations", annotations))));
+    }
+
+    private static Map<String, Object> hashes(StampedHash roll, StampedHash kubelet) {
+        return Map.of(NodeMarks.ROLL_HASH, roll.value(), NodeMarks.ROLL_HASH_VERSION, Integer.toString(roll.version()),
+                NodeMarks.KUBELET_HASH, kubelet.value(), NodeMarks.KUBELET_HASH_VERSION, Integer.toString(kubelet.version()));
+    }
+
+    /** The node's taints with Nightshift's update taint added or removed; everyone else's kept. */
+    private static Optional<Map<String, Object>> withTaints(Node n, boolean add) {
+        List<Map<String, Object>> taints = new ArrayList<>();
+        boolean present = false;
+        for (io.fabric8.kubernetes.api.model.Taint t : Optional.ofNullable(n.getSpec().getTaints()).orElse(List.of())) {
+            if (NodeMarks.UPDATE_TAINT.equals(t.getKey())) {
+                present = true;
+                continue;
+            }
+            taints.add(taint(t.getKey(), t.getValue(), t.getEffect()));
+        }
+        if (present == add) {
+            return Optional.empty();
+        }
+        if (add) {
+            taints.add(taint(NodeMarks.UPDATE_TAINT, "true", "PreferNoSchedule"));
+        }
+        return Optional.of(Map.of("spec", Map.of("taints", taints)));
+    }
+
+    private static Map<String, Object> taint(String key, String value, String effect) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("key", key);
+        if (value != null && !value.isEmpty()) {
+            m.put("value", value);
+        }
+        m.put("effect", effect);
+        return m;
+    }
+
+    /** Sets the pool's labels and taints, removing only those Nightshift set before and no longer wants. */
+    private static Optional<Map<String, Object>> propagate(Node n, Map<String, String> labels, List<Taint> wantedTaints) {
+        Map<String, String> annotations = Optional.ofNullable(n.getMetadata().getAnnotations()).orElse(Map.of());
+        Map<String, Object> labelPatch = new HashMap<>(labels);
+        for (String previouslyManaged : ClusterObserver.list(annotations.get(NodeMarks.MANAGED_LABELS))) {
+            if (!labels.containsKey(previouslyManaged)) {
+                labelPatch.put(previouslyManaged, null);
+            }
+        }
+        List<Taint> previous = ClusterObserver.taints(annotations.get(NodeMarks.MANAGED_TAINTS));
+        List<Map<String, Object>> taints = new ArrayList<>();
+        for (io.fabric8.kubernetes.api.model.Taint t : Optional.ofNullable(n.getSpec().getTaints()).orElse(List.of())) {
+            boolean ours = previous.stream().anyMatch(p -> p.key().equals(t.getKey()) && p.effect().name().equals(t.getEffect()))
+                    || wantedTaints.stream().anyMatch(w -> w.key().equals(t.getKey()) && w.effect().name().equals(t.getEffect()));
+            if (!ours) {
+                taints.add(taint(t.getKey(), t.getValue(), t.getEffect()));
+            }
+        }
+        for (Taint t : wantedTaints) {
+            taints.add(taint(t.key(), t.value(), t.effect().name()));
+        }
+        try {
+            Map<String, Object> managed = Map.of(
+                    NodeMarks.MANAGED_LABELS, JSON.writeValueAsString(labels.keySet().stream().sorted().toList()),
+                    NodeMarks.MANAGED_TAINTS, JSON.writeValueAsString(wantedTaints.stream().map(Taint::toString).toList()));
+            return Optional.of(Map.of("metadata", Map.of("labels", labelPatch, "annotations", managed), "spec", Map.of("taints", taints)));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * One drain pass: every evictable pod is asked to leave once. Budget refusals are counted on
+     * the node (so the count survives a restart) and reported as an Event naming pod and budget.
+     */
+    private Optional<Outcome> drain(Step step, String node) {
+        Optional<Node> current = observer.node(node);
+        if (current.isEmpty()) {
+            return Optional.empty();
+        }
+        if (annotation(current.get(), NodeMarks.DRAIN_STARTED_AT) == null) {
+            patchAnnotations(node, Map.of(NodeMarks.DRAIN_STARTED_AT, clock.instant().toString()));
+        }
+        Map<String, Map<String, Object>> attempts = attempts(annotation(current.get(), NodeMarks.EVICTION_ATTEMPTS));
+        int evicted = 0;
+        List<String> blocked = new ArrayList<>();
+        for (Pod pod : observer.evictablePods(node)) {
+            if (pod.getMetadata().getDeletionTimestamp() != null) {
+                continue;
+            }
+            String name = pod.getMetadata().getName();
+            EvictionResult result = evictor.evict(pod.getMetadata().getNamespace(), name);
+            if (result instanceof EvictionResult.Evicted || result instanceof EvictionResult.NotFound) {
+                evicted++;
+                attempts.remove(name);
+            } else if (result instanceof EvictionResult.BlockedByBudget b) {
+                Map<String, Object> entry = attempts.computeIfAbsent(name, k -> new HashMap<>());
+                int count = ((Number) entry.getOrDefault("attempts", 0)).intValue() + 1;
+                entry.put("attempts", count);
+                entry.put("pdb", b.budget());
+                blocked.add(name + " (budget " + b.budget() + ", attempt " + count + ")");
+                if (count == 1 || count % 10 == 0) {
+                    event(node, "EvictionBlocked", "Draining " + node + ": eviction of pod " + pod.getMetadata().getNamespace()
+                            + "/" + name + " refused by PodDisruptionBudget " + b.budget() + " (attempt " + count + ")");
+                }
+            } else if (result instanceof EvictionResult.Retry r) {
+                LOG.info("eviction of {} on {} will be retried: {} {}", name, node, r.status(), r.message());
+            }
+        }
+        try {
+            patchAnnotations(node, mapOf(NodeMarks.EVICTION_ATTEMPTS, attempts.isEmpty() ? null : JSON.writeValueAsString(attempts)));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return outcome(step, "draining " + node + ": " + evicted + " pod(s) evicted" + (blocked.isEmpty() ? "" : ", blocked: " + blocked));
+    }
+
+    private static Map<String, Map<String, Object>> attempts(String json) {
+        if (json == null || json.isBlank()) {
+            return new HashMap<>();
+        }
+        try {
+            return JSON.readValue(json, new TypeReference<HashMap<String, Map<String, Object>>>() { });
+        } catch (Exception e) {
+            return new HashMap<>();
+        }
+    }
+
+    private void event(String node, String reason, String message) {
+        Instant now = clock.instant();
+        try {
+            client.v1().events().inNamespace("default").resource(new EventBuilder()
+                    .withNewMetadata().withName(node + "." + Long.toHexString(now.toEpochMilli()) + Integer.toHexString(message.hashCode())).withNamespace("default").endMetadata()
+                    .withNewInvolvedObject().withKind("Node").withName(node).withApiVersion("v1").endInvolvedObject()
+                    .withReason(reason).withMessage(message).withType("Warning")
+                    .withFirstTimestamp(now.toString()).withLastTimestamp(now.toString())
+                    .withNewSource().withComponent("nightshift").endSource().build()).create();
+        } catch (RuntimeException e) {
+            LOG.warn("cannot record event {} on {}: {}", reason, node, e.getMessage());
+        }
+    }
+}

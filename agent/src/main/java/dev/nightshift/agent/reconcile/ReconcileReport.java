@@ -1,0 +1,24 @@
+package dev.nightshift.agent.reconcile;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.strategies.plan.Plan;
+
+/**
+ * What one reconcile saw and did: for logs, {@code /status}, metrics and the demo's screen.
+ *
+ * @param revision the commit whose specs were acted on
+ * @param rejected why the newest commit was not taken, if it was not
+ */
+public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
+                              List<StepExecutor.Outcome> outcomes, List<String> rejected, Optional<String> error) {
+
+    public ReconcileReport {
+        outcomes = List.copyOf(outcomes);
+        rejected = List.copyOf(rejected);
+    }
+}

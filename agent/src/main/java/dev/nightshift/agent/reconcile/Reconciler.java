@@ -1,0 +1,267 @@
+package dev.nightshift.agent.reconcile;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.window.MaintenanceCalendar;
+import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.spec.diff.DiffReport;
+import dev.nightshift.spec.diff.InPlaceHistory;
+import dev.nightshift.spec.diff.PoolDecision;
+import dev.nightshift.spec.diff.SpecDiff;
+import dev.nightshift.spec.model.ClusterSpec;
+import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.plan.Plan;
+import dev.nightshift.strategies.plan.PoolReport;
+import dev.nightshift.strategies.plan.Step;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * The level-triggered loop: any change (a new good spec, a node, pod or record change, a window
+ * opening or closing, a timer) asks for one reconcile; requests made while one runs collapse into
+ * one more, so reconciles never overlap. Each reconcile reads what is observed now, asks the
+ * planner for the next steps, and executes them.
+ */
+public final class Reconciler implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+    /** How often to look again while something is in flight (drains retry, machines come up). */
+    static final Duration BUSY_RESYNC = Duration.ofSeconds(2);
+    static final Duration IDLE_RESYNC = Duration.ofSeconds(30);
+
+    /** What the loop needs from the rest of the agent. */
+    public record Settings(String cluster, String namespace, int validationsRequired, boolean dryRun) {
+    }
+
+    private final Settings settings;
+    private final KubernetesClient client;
+    private final ClusterObserver observer;
+    private final StepExecutor executor;
+    private final RolloutPlanner planner;
+    private final Clock clock;
+    private final Consumer<ReconcileReport> reports;
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "nightshift-reconcile");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean pending = new AtomicBoolean();
+    private ScheduledFuture<?> wake;
+    private volatile SpecRevision offered;
+    private SpecRevision accepted;
+    private List<String> rejected = List.of();
+    private final Map<String, String> tokensToRecord = new HashMap<>();
+
+    public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
+                      RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports) {
+        this.settings = settings;
+        this.client = client;
+        this.observer = observer;
+        this.executor = executor;
+        this.planner = planner;
+        this.clock = clock;
+        this.reports = reports;
+    }
+
+    /** A new good spec from Git: taken at the next reconcile unless a change in it is not allowed. */
+    public void offer(SpecRevision revision) {
+        offered = revision;
+        request();
+    }
+
+    /** Asks for a reconcile soon; many requests while one is pending make one reconcile. */
+    public void request() {
+        if (pending.compareAndSet(false, true)) {
+            loop.execute(this::run);
+        }
+    }
+
+    private void run() {
+        pending.set(false);
+        Instant now = clock.instant();
+        Duration next = IDLE_RESYNC;
+        try {
+            Optional<ReconcileReport> report = reconcile(now);
+            if (report.isPresent()) {
+                reports.accept(report.get());
+                next = nextWake(report.get().plan(), now);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("reconcile failed; trying again shortly", e);
+            reports.accept(new ReconcileReport(now, accepted == null ? "" : accepted.commit(), null, null, List.of(), rejected,
+                    Optional.of(e.getClass().getSimpleName() + ": " + e.getMessage())));
+            next = BUSY_RESYNC;
+        }
+        schedule(next);
+    }
+
+    private synchronized void schedule(Duration after) {
+        if (wake != null) {
+            wake.cancel(false);
+        }
+        wake = loop.schedule(this::request, Math.max(1, after.toMillis()), TimeUnit.MILLISECONDS);
+    }
+
+    private Duration nextWake(Plan plan, Instant now) {
+        boolean busy = !plan.steps().isEmpty() || plan.pools().values().stream().anyMatch(p -> p.updating() > 0 || p.outdated() > 0);
+        Duration resync = busy ? BUSY_RESYNC : IDLE_RESYNC;
+        return plan.wakeAt().map(t -> Duration.between(now, t)).filter(d -> d.compareTo(resync) < 0).orElse(resync);
+    }
+
+    private Optional<ReconcileReport> reconcile(Instant now) {
+        takeOffered();
+        if (accepted == null) {
+            return Optional.empty();
+        }
+        ClusterSpec cluster = accepted.specs().cluster(settings.cluster()).orElseThrow();
+        MaintenanceCalendar calendar = new MaintenanceCalendar(cluster.maintenance());
+        WindowState window = calendar.state(now);
+        DesiredCluster desired = DesiredCluster.of(accepted.specs(), settings.cluster(), settings.validationsRequired());
+        Set<String> pools = new HashSet<>();
+        desired.pools().forEach(p -> pools.add(p.name()));
+        ObservedCluster observed = observer.observe(
+                new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed()), true, pools);
+        Plan plan = planner.plan(desired, observed, now);
+        List<StepExecutor.Outcome> outcomes = new ArrayList<>();
+        Map<String, PoolStatus> statuses = new HashMap<>();
+        plan.pools().forEach((pool, report) -> statuses.put(pool, report.status()));
+        if (!settings.dryRun()) {
+            for (Step step : plan.steps()) {
+                if (step instanceof Step.Validate v) {
+                    PoolStatus s = statuses.get(v.target());
+                    statuses.put(v.target(), s.withValidationStreak(healthy(observed, v.target()) ? s.validationStreak() + 1 : 0));
+                    continue;
+                }
+                if (step instanceof Step.DeleteMachine d) {
+                    statuses.computeIfPresent(d.pool(), (k, s) -> s.withLastTermination(now).withValidationStreak(0));
+                }
+                executor.execute(step).ifPresent(o -> {
+                    outcomes.add(o);
+                    LOG.info("{}", o.summary());
+                });
+            }
+            writeStatus(statuses, observed);
+        }
+        return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, rejected, Optional.empty()));
+    }
+
+    /** Takes the offered spec unless one of its changes is rejected; then the accepted one stays. */
+    private void takeOffered() {
+        SpecRevision candidate = offered;
+        if (candidate == null || (accepted != null && candidate.commit().equals(accepted.commit()))) {
+            return;
+        }
+        if (candidate.specs().cluster(settings.cluster()).isEmpty()) {
+            rejected = List.of("commit " + candidate.commit() + " has no Cluster named " + settings.cluster());
+            return;
+        }
+        if (accepted != null) {
+            DiffReport diff = new SpecDiff().diff(accepted.specs().onlyCluster(settings.cluster()),
+                    candidate.specs().onlyCluster(settings.cluster()), history());
+            List<String> refusals = new ArrayList<>();
+            for (PoolDecision d : diff.pools()) {
+                if (d.rejected()) {
+                    d.reasons().stream().filter(r -> !r.message().isEmpty())
+                            .forEach(r -> refusals.add(d.pool() + ": " + r.path() + " " + r.oldValue() + " -> " + r.newValue() + ": " + r.message()));
+                }
+                d.forceTokenUsed().ifPresent(t -> tokensToRecord.put(d.pool(), t));
+            }
+            if (!refusals.isEmpty()) {
+                rejected = List.copyOf(refusals);
+                LOG.error("commit {} is not applied; keeping {}: {}", candidate.commit(), accepted.commit(), refusals);
+                return;
+            }
+        }
+        rejected = List.of();
+        accepted = candidate;
+        LOG.info("acting on commit {}", candidate.commit());
+    }
+
+    /** In-place updates still in flight or failed, and the force tokens already spent, per pool. */
+    private InPlaceHistory history() {
+        Map<String, InPlaceHistory.Entry> entries = new HashMap<>();
+        ObservedCluster observed = observer.observe(MaintenanceState.CLOSED, true, Set.of());
+        for (ObservedNode n : observed.nodes()) {
+            if (n.updatingInPlace() || n.inPlaceFailed()) {
+                entries.put(InPlaceHistory.key(settings.cluster(), n.pool()),
+                        new InPlaceHistory.Entry(true, observed.status(n.pool()).usedForceTokens()));
+            }
+        }
+        observed.poolStatus().forEach((pool, s) -> entries.putIfAbsent(InPlaceHistory.key(settings.cluster(), pool),
+                new InPlaceHistory.Entry(false, s.usedForceTokens())));
+        return new InPlaceHistory(entries);
+    }
+
+    private static boolean healthy(ObservedCluster observed, String pool) {
+        return observed.controlPlaneReady()
+                && observed.nodesOf(pool).stream().filter(ObservedNode::registered).allMatch(ObservedNode::ready);
+    }
+
+    private void writeStatus(Map<String, PoolStatus> statuses, ObservedCluster observed) {
+        statuses.forEach((pool, status) -> {
+            String token = tokensToRecord.remove(pool);
+            PoolStatus s = status;
+            if (token != null) {
+                Set<String> tokens = new HashSet<>(s.usedForceTokens());
+                tokens.add(token);
+                s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
+            }
+            if (s.equals(observed.status(pool))) {
+                return;
+            }
+            Map<String, String> data = PoolStatusRecords.data(s);
+            Optional<ConfigMap> existing = observer.statusRecord(settings.namespace(), pool);
+            if (existing.isPresent()) {
+                client.configMaps().inNamespace(settings.namespace()).withName(PoolStatusRecords.name(pool))
+                        .edit(cm -> {
+                            cm.setData(data);
+                            return cm;
+                        });
+            } else {
+                client.configMaps().inNamespace(settings.namespace()).resource(PoolStatusRecords.create(settings.namespace(), pool, s))
+                        .create();
+            }
+        });
+    }
+
+    public Optional<SpecRevision> accepted() {
+        return Optional.ofNullable(accepted);
+    }
+
+    /** Reports of the pools from the last reconcile, for callers that only need the plan's view. */
+    public static Map<String, PoolReport> pools(ReconcileReport report) {
+        return report.plan() == null ? Map.of() : report.plan().pools();
+    }
+
+    @Override
+    public void close() {
+        loop.shutdownNow();
+    }
+}

@@ -1,0 +1,157 @@
+package dev.nightshift.agent.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.Evictor;
+import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.spec.hash.HashScheme;
+import dev.nightshift.spec.load.LoadResult;
+import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.spec.model.SpecSet;
+import dev.nightshift.strategies.RolloutPlanner;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+
+/** The reconcile loop against the fabric8 mock API server in CRUD mode with the simulated provider. */
+@EnableKubernetesMockClient(crud = true)
+class ReconcilerIT {
+
+    KubernetesClient client;
+
+    private ScheduledExecutorService cloud;
+    private SimulatedMachineProvider provider;
+    private ClusterObserver observer;
+    private Reconciler reconciler;
+    private Evictor evictor;
+    private final List<ReconcileReport> reports = new CopyOnWriteArrayList<>();
+
+    private static SpecSet spec(String imageVersion) {
+        String yaml = """
+                apiVersion: nightshift.dev/v1alpha1
+                kind: Cluster
+                metadata: {name: demo}
+                spec:
+                  kubernetes: {version: "1.31.4"}
+                ---
+                apiVersion: nightshift.dev/v1alpha1
+                kind: WorkerPool
+                metadata: {name: web, cluster: demo}
+                spec:
+                  minimum: 3
+                  maximum: 6
+                  maxSurge: 1
+                  maxUnavailable: 0
+                  interval: 0s
+                  labels: {team: web}
+                  machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
+                """.formatted(imageVersion);
+        LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.getBytes(StandardCharsets.UTF_8)));
+        assertThat(loaded.errors()).isEmpty();
+        return loaded.specs();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        cloud = Executors.newScheduledThreadPool(2);
+        provider = new SimulatedMachineProvider(client, cloud, Clock.systemUTC(), new Random(1), pool -> false,
+                new SimulatedMachineProvider.Behaviour(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofMillis(200), 0, 0));
+        for (int i = 1; i <= 3; i++) {
+            provider.seed("web", "web-" + i, Optional.empty(), Optional.empty());
+        }
+        observer = new ClusterObserver(client, "nightshift-system", provider, () -> {
+            if (reconciler != null) {
+                reconciler.request();
+            }
+        });
+        observer.start();
+        evictor = new Evictor(client.getConfiguration());
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, Clock.systemUTC());
+        reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 1, false), client, observer, executor,
+                new RolloutPlanner(), Clock.systemUTC(), reports::add);
+    }
+
+    @AfterEach
+    void stop() {
+        reconciler.close();
+        observer.close();
+        evictor.close();
+        cloud.shutdownNow();
+    }
+
+    private List<Node> nodes() {
+        return client.nodes().withLabel(NodeMarks.POOL, "web").list().getItems();
+    }
+
+    private static String rollHash(Node n) {
+        return n.getMetadata().getAnnotations() == null ? null : n.getMetadata().getAnnotations().get(NodeMarks.ROLL_HASH);
+    }
+
+    @Test
+    void nodesWithoutHashesAreAdoptedAndNotRolled() {
+        SpecSet a = spec("1631.0.0");
+        String hashA = HashScheme.ROLL.compute(a.resolvedPools("demo").get(0)).value();
+
+        reconciler.offer(new SpecRevision("a", a, java.time.Instant.now()));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(nodes()).extracting(ReconcilerIT::rollHash).containsOnly(hashA).hasSize(3));
+        assertThat(nodes()).extracting(n -> n.getMetadata().getName()).containsExactlyInAnyOrder("web-1", "web-2", "web-3");
+        assertThat(nodes()).allSatisfy(n -> assertThat(n.getMetadata().getLabels()).containsEntry("team", "web"));
+    }
+
+    @Test
+    void anImageBumpReplacesEveryNodeWithinTheLimits() {
+        SpecSet a = spec("1631.0.0");
+        SpecSet b = spec("1632.0.0");
+        String hashB = HashScheme.ROLL.compute(b.resolvedPools("demo").get(0)).value();
+        reconciler.offer(new SpecRevision("a", a, java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
+        List<Integer> sizes = new CopyOnWriteArrayList<>();
+        var watch = client.nodes().withLabel(NodeMarks.POOL, "web").inform();
+        watch.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<Node>() {
+            @Override
+            public void onAdd(Node obj) {
+                sizes.add(watch.getStore().list().size());
+            }
+
+            @Override
+            public void onUpdate(Node oldObj, Node newObj) {
+            }
+
+            @Override
+            public void onDelete(Node obj, boolean unknown) {
+                sizes.add(watch.getStore().list().size());
+            }
+        });
+
+        reconciler.offer(new SpecRevision("b", b, java.time.Instant.now()));
+
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                assertThat(nodes()).extracting(ReconcilerIT::rollHash).containsOnly(hashB).hasSize(3));
+        assertThat(nodes()).extracting(n -> n.getMetadata().getName()).doesNotContain("web-1", "web-2", "web-3");
+        assertThat(sizes).as("registered nodes over time (maxSurge 1)").allMatch(s -> s <= 4);
+        assertThat(nodes()).allSatisfy(n -> assertThat(n.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE));
+        watch.close();
+    }
+}

@@ -32,6 +32,8 @@ import dev.nightshift.strategies.plan.Step;
 public final class RolloutPlanner {
 
     public static final String PROGRESS_DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
+    /** How stale the progress clock of a waiting pool may get before it is moved to now. */
+    static final Duration WAIT_REFRESH = Duration.ofMinutes(1);
 
     public Plan plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
         List<Step> steps = new ArrayList<>();
@@ -237,9 +239,12 @@ public final class RolloutPlanner {
                 || phase == PoolPhase.WAITING_FOR_WINDOW || phase == PoolPhase.AWAITING_SELECTION
                 || phase == PoolPhase.REPORT_ONLY;
         Optional<Instant> lastProgress = status.lastProgressAt();
-        if (outdated < status.outdatedNodes() || (status.outdatedNodes() == 0 && outdated > 0) || waiting
+        boolean waitRefresh = waiting && lastProgress.filter(t -> t.plus(WAIT_REFRESH).isAfter(now)).isEmpty();
+        if (outdated < status.outdatedNodes() || (status.outdatedNodes() == 0 && outdated > 0) || waitRefresh
                 || lastProgress.isEmpty()) {
-            // Progress, a new rollout, or a wait that is not the rollout's fault: the deadline starts again.
+            // Progress, a new rollout, or a wait that is not the rollout's fault: the deadline starts
+            // again. While waiting, the clock is moved at most once a minute, so that the status
+            // record is not rewritten on every reconcile.
             lastProgress = Optional.of(now);
         }
         Instant deadline = lastProgress.get().plus(view.desired().spec().progressDeadline());

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "GitOps reconciler for Kubernetes worker pools.",
-        subcommands = {DiffCommand.class, SimulateCommand.class, WindowsCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DiffCommand.class, SimulateCommand.class, WindowsCommand.class, DemoCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main {
 
     /** Usage errors exit 2, like invalid input, so scripts need to tell apart only 0, 2 and 3. */

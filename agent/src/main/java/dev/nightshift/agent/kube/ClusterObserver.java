@@ -74,7 +74,26 @@ public final class ClusterObserver implements AutoCloseable {
         this.records = client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).runnableInformer(0);
         nodes.addEventHandler(cast(trigger));
         pods.addEventHandler(cast(trigger));
-        records.addEventHandler(cast(trigger));
+        // The agent writes the records' data itself; only a change of their annotations (a user's
+        // pause or resume) is news. Reacting to our own writes would loop.
+        records.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ConfigMap obj) {
+                onChange.run();
+            }
+
+            @Override
+            public void onUpdate(ConfigMap oldObj, ConfigMap newObj) {
+                if (!java.util.Objects.equals(oldObj.getMetadata().getAnnotations(), newObj.getMetadata().getAnnotations())) {
+                    onChange.run();
+                }
+            }
+
+            @Override
+            public void onDelete(ConfigMap obj, boolean deletedFinalStateUnknown) {
+                onChange.run();
+            }
+        });
     }
 
     @SuppressWarnings("unchecked")

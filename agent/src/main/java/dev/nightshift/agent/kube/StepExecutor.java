@@ -57,7 +57,11 @@ public final class StepExecutor {
     public Optional<Outcome> execute(Step step) {
         String node = step.target();
         if (step instanceof Step.Stamp s) {
-            patchAnnotations(node, hashes(s.rollHash(), s.kubeletHash()));
+            if (observer.node(node).isPresent()) {
+                patchAnnotations(node, hashes(s.rollHash(), s.kubeletHash()));
+            } else {
+                provider.stamp(node, s.rollHash(), s.kubeletHash());
+            }
             return outcome(step, s.adopted() ? "adopted " + node + " (stamped, not disrupted)" : "re-stamped " + node);
         } else if (step instanceof Step.Taint) {
             patcher.patch(node, n -> withTaints(n, true));

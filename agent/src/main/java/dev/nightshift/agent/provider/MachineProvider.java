@@ -26,6 +26,9 @@ public interface MachineProvider {
     /** Starts an in-place update; the node reports the new hashes when done. No-op if one to the same target runs. */
     void updateInPlace(String machine, StampedHash rollHash, StampedHash kubeletHash);
 
+    /** Records the hashes a machine runs when it never registers as a node (bastions): adoption and re-stamping. */
+    void stamp(String machine, StampedHash rollHash, StampedHash kubeletHash);
+
     /** Restarts the kubelet with a new configuration; the node reports the new kubelet hash when done. */
     void restartKubelet(String machine, StampedHash kubeletHash);
 }

@@ -171,6 +171,12 @@ public final class SimulatedMachineProvider implements MachineProvider {
     }
 
     @Override
+    public void stamp(String machine, StampedHash rollHash, StampedHash kubeletHash) {
+        machines.computeIfPresent(machine, (name, m) -> new Machine(name, m.pool(), m.createdAt(), rollHash, kubeletHash,
+                m.surgeFor(), m.running()));
+    }
+
+    @Override
     public void restartKubelet(String machine, StampedHash kubeletHash) {
         executor.schedule(() -> client.nodes().withName(machine).edit(n -> {
             n.getMetadata().getAnnotations().put(NodeMarks.KUBELET_HASH, kubeletHash.value());

@@ -130,7 +130,10 @@ public final class Reconciler implements AutoCloseable {
     }
 
     private Duration nextWake(Plan plan, Instant now) {
-        boolean busy = !plan.steps().isEmpty() || plan.pools().values().stream().anyMatch(p -> p.updating() > 0 || p.outdated() > 0);
+        // Waiting (for a window, a turn, a selection) is not busy: the window scheduler and informers wake us.
+        boolean busy = !plan.steps().isEmpty() || plan.pools().values().stream()
+                .anyMatch(p -> p.updating() > 0 || p.phase() == dev.nightshift.strategies.plan.PoolPhase.UPDATING
+                        || p.phase() == dev.nightshift.strategies.plan.PoolPhase.RESTARTING_KUBELETS);
         Duration resync = busy ? BUSY_RESYNC : IDLE_RESYNC;
         return plan.wakeAt().map(t -> Duration.between(now, t)).filter(d -> d.compareTo(resync) < 0).orElse(resync);
     }

@@ -1,0 +1,38 @@
+package dev.nightshift.agent.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import dev.nightshift.agent.demo.Demo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code nightshift demo}: the agent at work on an embedded cluster, with nothing installed but the JDK. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = {"Start an embedded Kubernetes API, a simulated cloud and a local Git repository, run the agent",
+                "against them, and push spec changes for it to roll out. Ctrl-C to stop.",
+                "With --exit-when-done: exit 0 once every pool runs the bumped image, 1 if it does not."})
+public final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--http-port", defaultValue = "9400", description = "The agent's HTTP port (default ${DEFAULT-VALUE}; 0 for any free port).")
+    private int httpPort;
+
+    @Option(names = "--exit-when-done", description = "Stop once the first rollout completes.")
+    private boolean exitWhenDone;
+
+    @Option(names = "--timeout", defaultValue = "300", paramLabel = "SECONDS", description = "How long one step of the story may take (default ${DEFAULT-VALUE}).")
+    private long timeoutSeconds;
+
+    @Option(names = "--dir", paramLabel = "DIR", description = "Where to keep the repository, clone and kubeconfig (default: a new temporary directory).")
+    private Path dir;
+
+    @Override
+    public Integer call() throws Exception {
+        try (Demo demo = new Demo(new Demo.Options(httpPort, exitWhenDone, Duration.ofSeconds(timeoutSeconds),
+                Optional.ofNullable(dir)), System.out)) {
+            return demo.run();
+        }
+    }
+}

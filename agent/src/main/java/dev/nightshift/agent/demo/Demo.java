@@ -1,0 +1,221 @@
+package dev.nightshift.agent.demo;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.run.Agent;
+import dev.nightshift.strategies.plan.PoolPhase;
+import dev.nightshift.strategies.plan.PoolReport;
+
+/**
+ * {@code nightshift demo}: an embedded Kubernetes API with a simulated cloud behind it, a local
+ * Git repository holding the specs, and the real agent between them. The demo commits spec
+ * changes as a platform team would and the agent rolls the pools.
+ */
+public final class Demo implements AutoCloseable {
+
+    /** How the demo runs. */
+    public record Options(int httpPort, boolean exitWhenDone, Duration timeout, Optional<Path> dir) {
+    }
+
+    /** Nodes per pool at the start. */
+    static final Map<String, Integer> POOLS = new LinkedHashMap<>(Map.of("bastion", 1, "batch", 4, "cpu-worker", 3, "gpu-worker", 2));
+    private static final Duration POLL = Duration.ofSeconds(2);
+
+    private final Options options;
+    private final PrintStream out;
+    private final Clock clock = Clock.systemUTC();
+    private final ScheduledExecutorService cloud = Executors.newScheduledThreadPool(2, r -> {
+        Thread t = new Thread(r, "demo-cloud");
+        t.setDaemon(true);
+        return t;
+    });
+    private EmbeddedKubernetes kube;
+    private DemoRepository repo;
+    private DemoWorkloads workloads;
+    private Agent agent;
+    private DemoConsole console;
+
+    public Demo(Options options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    /** Runs the demo; the exit code is 0 when the rollout completed. */
+    public int run() throws Exception {
+        Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-demo-"));
+        Files.createDirectories(dir);
+        console = new DemoConsole(out, Instant.now());
+        kube = EmbeddedKubernetes.start();
+        Path kubeconfig = kube.writeKubeconfig(dir.resolve("kubeconfig"));
+        repo = DemoRepository.create(dir);
+        SimulatedMachineProvider provider = new SimulatedMachineProvider(kube.client(), cloud, clock, new Random(7),
+                "bastion"::equals, new SimulatedMachineProvider.Behaviour(Duration.ofSeconds(3), Duration.ofSeconds(3),
+                Duration.ofSeconds(1), 0, 0));
+        workloads = new DemoWorkloads(kube.client());
+        POOLS.forEach((pool, count) -> IntStream.rangeClosed(1, count)
+                .forEach(i -> provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty())));
+        workloads.daemonSet(nodes("batch", "cpu-worker", "gpu-worker"));
+        workloads.deploy("cpu-worker", "web", nodes("cpu-worker"));
+        workloads.deploy("batch", "jobs", nodes("batch"));
+        workloads.startRescheduling();
+        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
+                Optional.of(""), Optional.of(POLL), Optional.of("demo"), Optional.of(options.httpPort()),
+                Optional.of(dir.resolve("cache")), Optional.of(false)));
+        agent = new Agent(config, kube.client(), provider, clock, console);
+        agent.start();
+        banner(dir, kubeconfig);
+        return story();
+    }
+
+    private List<String> nodes(String... pools) {
+        return List.of(pools).stream().flatMap(p -> IntStream.rangeClosed(1, POOLS.get(p)).mapToObj(i -> p + "-" + i)).toList();
+    }
+
+    private void banner(Path dir, Path kubeconfig) {
+        String http = "http://127.0.0.1:" + agent.httpPort();
+        out.println();
+        out.println("Nightshift demo");
+        out.println("  Kubernetes API   " + kube.url() + "   (kubectl --kubeconfig " + kubeconfig + " get nodes)");
+        out.println("  spec repository  " + repo.bare() + "   (the agent polls it every " + POLL.toSeconds() + "s)");
+        out.println("  your clone       " + repo.work() + "   (edit, commit, git push: the agent picks it up)");
+        out.println("  status           " + http + "/status");
+        out.println("  health           " + http + "/healthz   " + http + "/readyz");
+        out.println();
+    }
+
+    private int story() throws Exception {
+        String initial = head();
+        console.line("the cluster runs 10 nodes in 4 pools that Nightshift has never seen: they are adopted, not rolled");
+        if (!awaitCurrent(initial)) {
+            return fail("the nodes were not adopted");
+        }
+        String bump = commit("bump gardenlinux to 1632.0.0 in every pool", Map.of(
+                "pools/bastion.yaml", image("1631.0.0", "1632.0.0"), "pools/batch.yaml", image("1631.0.0", "1632.0.0"),
+                "pools/cpu-worker.yaml", image("1631.0.0", "1632.0.0"), "pools/gpu-worker.yaml", image("1631.0.0", "1632.0.0")));
+        if (!awaitCurrent(bump)) {
+            return fail("the image bump did not complete");
+        }
+        console.line("every pool runs gardenlinux 1632.0.0");
+        if (options.exitWhenDone()) {
+            return 0;
+        }
+        for (int round = 1; ; round++) {
+            int cycle = round;
+            String patch = "1.31." + (4 + cycle);
+            await(commit("Kubernetes patch " + patch + ": kubelets restart, no node is drained", Map.of("cluster.yaml",
+                    t -> t.replaceAll("version: \"1\\.31\\.[0-9]+\"", "version: \"" + patch + "\""))));
+            await(commit("label cpu-worker nodes tier=frontend-" + cycle, Map.of("pools/cpu-worker.yaml",
+                    t -> t.replaceAll("labels: \\{.*}", "labels: {team: web, tier: frontend-" + cycle + "}"))));
+            workloads.strictBudget("web");
+            console.line("the web PodDisruptionBudget now refuses every eviction");
+            String from = cycle % 2 == 1 ? "1632.0.0" : "1633.0.0";
+            String to = cycle % 2 == 1 ? "1633.0.0" : "1632.0.0";
+            await(commit("cpu-worker to gardenlinux " + to + " (drains meet the strict budget; ForceDelete after 3 refusals)",
+                    Map.of("pools/cpu-worker.yaml", image(from, to))));
+            workloads.relaxedBudget("web");
+            String broken = commit("a broken commit: batch maxSurge: lots", Map.of("pools/batch.yaml",
+                    t -> t.replace("maxSurge: \"25%\"", "maxSurge: lots")));
+            agent.pollNow();
+            waitFor(Duration.ofSeconds(10), () -> !agent.specErrors().isEmpty());
+            agent.specErrors().forEach(e -> console.line("  rejected " + broken.substring(0, 8) + ": " + e));
+            console.line("the last good spec stays in force; nothing was touched");
+            await(commit("fix batch maxSurge", Map.of("pools/batch.yaml", t -> t.replace("maxSurge: lots", "maxSurge: \"25%\""))));
+        }
+    }
+
+    private void await(String commit) throws InterruptedException {
+        awaitCurrent(commit);
+    }
+
+    private static UnaryOperator<String> image(String from, String to) {
+        return t -> t.replace("version: " + from + "}", "version: " + to + "}");
+    }
+
+    private String head() throws Exception {
+        return repo.commit("demo: start", Map.of());
+    }
+
+    private String commit(String message, Map<String, UnaryOperator<String>> edits) throws Exception {
+        String commit = repo.commit(message, edits);
+        console.line("git push " + commit.substring(0, 8) + ": " + message);
+        agent.pollNow();
+        return commit;
+    }
+
+    /** Waits until the agent acts on {@code commit} and every pool runs it. */
+    private boolean awaitCurrent(String commit) throws InterruptedException {
+        return waitFor(options.timeout(), () -> {
+            ReconcileReport r = console.latest();
+            if (r == null || r.plan() == null || !commit.equals(r.revision())) {
+                return false;
+            }
+            return r.plan().pools().values().stream().allMatch(p -> p.phase() == PoolPhase.CURRENT && p.outdated() == 0);
+        });
+    }
+
+    /** The demo's own clock-watching: the agent is event-driven; this only paces the story. */
+    private static boolean waitFor(Duration timeout, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(200);
+        }
+        return condition.getAsBoolean();
+    }
+
+    private int fail(String what) {
+        ReconcileReport r = console.latest();
+        console.line("FAILED: " + what + " within " + options.timeout().toSeconds() + "s");
+        if (r != null && r.plan() != null) {
+            for (PoolReport p : r.plan().pools().values()) {
+                console.line("  " + p.pool() + ": " + p.phase() + ", " + p.outdated() + " outdated, " + p.failed() + " failed");
+            }
+        }
+        return 1;
+    }
+
+    public Optional<ReconcileReport> latest() {
+        return Optional.ofNullable(console == null ? null : console.latest());
+    }
+
+    public Optional<EmbeddedKubernetes> cluster() {
+        return Optional.ofNullable(kube);
+    }
+
+    @Override
+    public void close() {
+        if (agent != null) {
+            agent.close();
+        }
+        if (workloads != null) {
+            workloads.close();
+        }
+        cloud.shutdownNow();
+        if (repo != null) {
+            repo.close();
+        }
+        if (kube != null) {
+            kube.close();
+        }
+    }
+}

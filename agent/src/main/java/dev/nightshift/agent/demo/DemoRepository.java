@@ -1,0 +1,96 @@
+package dev.nightshift.agent.demo;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.errors.GitAPIException;
+import org.eclipse.jgit.lib.PersonIdent;
+import org.eclipse.jgit.revwalk.RevCommit;
+
+/**
+ * The demo's spec repository: a bare repository the agent polls, made from the demo spec bundled
+ * in the jar (so the demo runs from any directory), and a working clone that the demo, or the
+ * user, commits to and pushes from.
+ */
+public final class DemoRepository implements AutoCloseable {
+
+    /** The files of the bundled demo spec, under {@code examples/demo/} in the jar. */
+    static final List<String> FILES = List.of("cluster.yaml", "pools/bastion.yaml", "pools/cpu-worker.yaml",
+            "pools/gpu-worker.yaml", "pools/batch.yaml");
+
+    private static final PersonIdent AUTHOR = new PersonIdent("nightshift demo", "demo@nightshift.dev");
+
+    private final Path bare;
+    private final Path work;
+    private final Git git;
+
+    private DemoRepository(Path bare, Path work, Git git) {
+        this.bare = bare;
+        this.work = work;
+        this.git = git;
+    }
+
+    public static DemoRepository create(Path dir) throws IOException, GitAPIException {
+        Path bare = dir.resolve("specs.git");
+        Path work = dir.resolve("specs");
+        Git.init().setBare(true).setInitialBranch("main").setDirectory(bare.toFile()).call().close();
+        Git git = Git.cloneRepository().setURI(bare.toUri().toString()).setDirectory(work.toFile()).call();
+        git.checkout().setOrphan(true).setName("main").call();
+        for (String file : FILES) {
+            try (InputStream in = DemoRepository.class.getResourceAsStream("/examples/demo/" + file)) {
+                if (in == null) {
+                    throw new IOException("the jar lacks examples/demo/" + file);
+                }
+                Path target = work.resolve(file);
+                Files.createDirectories(target.getParent());
+                Files.write(target, in.readAllBytes());
+            }
+        }
+        DemoRepository repo = new DemoRepository(bare, work, git);
+        repo.commitAll("demo: the cluster as it is today");
+        return repo;
+    }
+
+    /** Edits files (path to text transformation), commits and pushes; returns the new commit. */
+    public String commit(String message, Map<String, UnaryOperator<String>> edits) throws IOException, GitAPIException {
+        for (Map.Entry<String, UnaryOperator<String>> e : edits.entrySet()) {
+            Path file = work.resolve(e.getKey());
+            String before = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, e.getValue().apply(before), StandardCharsets.UTF_8);
+        }
+        return commitAll(message);
+    }
+
+    private String commitAll(String message) throws GitAPIException {
+        git.add().addFilepattern(".").call();
+        RevCommit commit = git.commit().setMessage(message).setAuthor(AUTHOR).setCommitter(AUTHOR).setAllowEmpty(true).call();
+        git.push().setRemote("origin").add("main").call();
+        return commit.getName();
+    }
+
+    public URI url() {
+        return bare.toUri();
+    }
+
+    public Path bare() {
+        return bare;
+    }
+
+    public Path work() {
+        return work;
+    }
+
+    @Override
+    public void close() {
+        git.close();
+    }
+}

@@ -1,0 +1,96 @@
+package dev.nightshift.agent.http;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.spec.load.SpecError;
+import dev.nightshift.strategies.plan.PoolReport;
+
+/** The body of {@code GET /status}: what the agent knows, as one JSON document. */
+public final class StatusJson {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private StatusJson() {
+    }
+
+    /**
+     * @param revision   the commit acted on
+     * @param latest     the newest commit seen, which may be invalid
+     * @param specErrors the errors of the newest commit, empty when it is valid
+     */
+    public static String write(Optional<String> revision, Optional<String> latest, List<SpecError> specErrors,
+                               Optional<ReconcileReport> report, Optional<String> lastPollError) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("revision", revision.orElse(null));
+        root.put("latestCommit", latest.orElse(null));
+        root.put("specValid", specErrors.isEmpty());
+        ArrayNode errors = root.putArray("specErrors");
+        for (SpecError e : specErrors) {
+            ObjectNode o = errors.addObject();
+            o.put("file", e.file());
+            o.put("line", e.line());
+            o.put("column", e.column());
+            o.put("path", e.path());
+            o.put("message", e.message());
+        }
+        ArrayNode rejected = root.putArray("rejectedChanges");
+        report.ifPresent(r -> r.rejected().forEach(rejected::add));
+        report.map(ReconcileReport::window).ifPresent(w -> window(root.putObject("window"), w));
+        ArrayNode pools = root.putArray("pools");
+        report.map(r -> r.plan() == null ? Map.<String, PoolReport>of() : r.plan().pools()).orElse(Map.of()).values().stream()
+                .sorted(java.util.Comparator.comparing(PoolReport::pool)).forEach(p -> pool(pools.addObject(), p));
+        root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
+        report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
+        return root.toPrettyString();
+    }
+
+    private static void window(ObjectNode o, WindowState w) {
+        o.put("alwaysOpen", w.alwaysOpen());
+        o.put("open", w.open());
+        o.put("specRolloutAllowed", w.specRolloutAllowed());
+        o.put("exclusionActive", w.exclusion().isPresent());
+        w.exclusion().ifPresent(e -> o.put("exclusionReason", e.reason()));
+        w.current().ifPresent(c -> o.put("currentCloses", c.close().toString()));
+        w.next().ifPresent(n -> {
+            o.put("nextOpens", n.open().toString());
+            o.put("nextCloses", n.close().toString());
+        });
+    }
+
+    private static void pool(ObjectNode o, PoolReport p) {
+        o.put("pool", p.pool());
+        o.put("phase", p.phase().name());
+        o.put("nodes", p.count());
+        o.put("current", p.current());
+        o.put("outdated", p.outdated());
+        o.put("updating", p.updating());
+        o.put("failed", p.failed());
+        o.put("progress", p.progress());
+        o.put("maxSurge", p.resolvedMaxSurge());
+        o.put("maxUnavailable", p.resolvedMaxUnavailable());
+        o.put("progressing", p.progressing());
+        if (!p.progressReason().isEmpty()) {
+            o.put("progressReason", p.progressReason());
+        }
+        ArrayNode awaiting = o.putArray("awaitingSelection");
+        p.awaitingSelection().forEach(awaiting::add);
+        ArrayNode adopted = o.putArray("adopted");
+        p.adopted().forEach(adopted::add);
+        ArrayNode blocked = o.putArray("blockedDrains");
+        for (PoolReport.BlockedDrain b : p.blockedDrains()) {
+            ObjectNode d = blocked.addObject();
+            d.put("node", b.node());
+            d.put("pod", b.eviction().pod());
+            d.put("podDisruptionBudget", b.eviction().disruptionBudget());
+            d.put("attempts", b.eviction().attempts());
+        }
+    }
+}

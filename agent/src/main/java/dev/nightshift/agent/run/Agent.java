@@ -1,0 +1,206 @@
+package dev.nightshift.agent.run;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.git.GitCredentials;
+import dev.nightshift.agent.git.GitSource;
+import dev.nightshift.agent.git.GitSourceConfig;
+import dev.nightshift.agent.git.GitSourceException;
+import dev.nightshift.agent.git.Secret;
+import dev.nightshift.agent.git.SpecListener;
+import dev.nightshift.agent.git.SpecPoller;
+import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.http.AgentHttpServer;
+import dev.nightshift.agent.http.GitWebhookHandler;
+import dev.nightshift.agent.http.StatusJson;
+import dev.nightshift.agent.http.TextHandler;
+import dev.nightshift.agent.http.WebhookVerifier;
+import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.Evictor;
+import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.reconcile.Reconciler;
+import dev.nightshift.agent.schedule.AgentScheduler;
+import dev.nightshift.agent.window.MaintenanceCalendar;
+import dev.nightshift.spec.load.SpecError;
+import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.strategies.RolloutPlanner;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * The running agent: Git → specs → reconcile loop → cluster, woken by the scheduler (polls, window
+ * boundaries), webhooks and informers, and watched through its HTTP port.
+ */
+public final class Agent implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
+    public static final String NAMESPACE = "nightshift-system";
+
+    private final AgentConfig config;
+    private final KubernetesClient client;
+    private final MachineProvider provider;
+    private final Clock clock;
+    private final Consumer<ReconcileReport> reportListener;
+    private final AtomicReference<ReconcileReport> lastReport = new AtomicReference<>();
+    private final AtomicReference<String> lastPollError = new AtomicReference<>();
+    private final AtomicReference<String> latestCommit = new AtomicReference<>();
+    private GitSource source;
+    private SpecPoller poller;
+    private ClusterObserver observer;
+    private Evictor evictor;
+    private Reconciler reconciler;
+    private AgentScheduler scheduler;
+    private AgentHttpServer http;
+    private String calendarFor;
+
+    public Agent(AgentConfig config, KubernetesClient client, MachineProvider provider, Clock clock,
+                 Consumer<ReconcileReport> reportListener) {
+        this.config = config;
+        this.client = client;
+        this.provider = provider;
+        this.clock = clock;
+        this.reportListener = reportListener;
+    }
+
+    public void start() throws Exception {
+        String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
+        source = new GitSource(new GitSourceConfig(config.gitUrl().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
+                config.gitRef(), config.gitPath(), credentials(), config.cacheDir()));
+        observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile);
+        observer.start();
+        evictor = new Evictor(client.getConfiguration());
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, clock);
+        reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, 1, config.dryRun()), client, observer, executor,
+                new RolloutPlanner(), clock, this::onReport);
+        poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
+            @Override
+            public void onSpec(SpecRevision revision) {
+                latestCommit.set(revision.commit());
+                lastPollError.set(null);
+                reconciler.offer(revision);
+                wakeAtWindows(revision);
+            }
+
+            @Override
+            public void onInvalidSpec(String commit, List<SpecError> errors) {
+                latestCommit.set(commit);
+                lastPollError.set(null);
+            }
+
+            @Override
+            public void onPollFailed(GitSourceException error) {
+                lastPollError.set(error.getMessage());
+            }
+        }, clock);
+        scheduler = new AgentScheduler(clock, new Random());
+        http = new AgentHttpServer(new InetSocketAddress(config.httpPort()));
+        http.handle("/healthz", new TextHandler(() -> new TextHandler.Response(200, "text/plain", "ok\n")));
+        http.handle("/readyz", new TextHandler(this::readiness));
+        http.handle("/status", new TextHandler(() -> new TextHandler.Response(200, "application/json", status())));
+        webhookSecret().ifPresent(secret -> http.handle("/hooks/git",
+                new GitWebhookHandler(new WebhookVerifier(secret), scheduler::pollNow)));
+        http.start();
+        scheduler.schedulePolling(config.pollInterval(), 0.1, poller::poll);
+        LOG.info("agent started for cluster {} from {}; HTTP on port {}", cluster, source, http.port());
+    }
+
+    private void wakeAtWindows(SpecRevision revision) {
+        revision.specs().cluster(config.cluster().orElseThrow()).ifPresent(c -> {
+            String key = String.valueOf(c.maintenance());
+            if (key.equals(calendarFor)) {
+                return;
+            }
+            calendarFor = key;
+            try {
+                scheduler.wakeAtWindowChanges(new MaintenanceCalendar(c.maintenance()), this::requestReconcile);
+            } catch (Exception e) {
+                LOG.error("cannot schedule window wake-ups", e);
+            }
+        });
+    }
+
+    private void requestReconcile() {
+        if (reconciler != null) {
+            reconciler.request();
+        }
+    }
+
+    private void onReport(ReconcileReport report) {
+        lastReport.set(report);
+        reportListener.accept(report);
+    }
+
+    private GitCredentials credentials() throws IOException {
+        if (config.sshKeyFile().isPresent()) {
+            return new GitCredentials.SshKey(config.sshKeyFile().get(), config.knownHostsFile().orElseThrow());
+        }
+        Optional<Secret> token = config.tokenFile().isPresent() ? Optional.of(Secret.fromFile(config.tokenFile().get()))
+                : config.tokenEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
+        if (token.isPresent()) {
+            return new GitCredentials.HttpsToken(config.gitUser().orElse("git"), token.get());
+        }
+        return new GitCredentials.None();
+    }
+
+    private Optional<Secret> webhookSecret() throws IOException {
+        if (config.webhookSecretFile().isPresent()) {
+            return Optional.of(Secret.fromFile(config.webhookSecretFile().get()));
+        }
+        return config.webhookSecretEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
+    }
+
+    /** Ready once a spec was loaded and a reconcile reached the API. */
+    private TextHandler.Response readiness() {
+        ReconcileReport report = lastReport.get();
+        boolean ready = report != null && report.error().isEmpty();
+        return new TextHandler.Response(ready ? 200 : 503, "text/plain", ready ? "ready\n" : "not ready: no spec reconciled yet\n");
+    }
+
+    public String status() {
+        return StatusJson.write(reconciler == null ? Optional.empty() : reconciler.accepted().map(SpecRevision::commit),
+                Optional.ofNullable(latestCommit.get()), poller == null ? List.of() : poller.currentErrors(),
+                Optional.ofNullable(lastReport.get()), Optional.ofNullable(lastPollError.get()));
+    }
+
+    public int httpPort() {
+        return http.port();
+    }
+
+    /** Polls Git now (as the webhook does). */
+    public void pollNow() {
+        scheduler.pollNow();
+    }
+
+    public Optional<ReconcileReport> lastReport() {
+        return Optional.ofNullable(lastReport.get());
+    }
+
+    public List<SpecError> specErrors() {
+        return poller == null ? List.of() : poller.currentErrors();
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, source}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    LOG.warn("closing {}: {}", c.getClass().getSimpleName(), e.getMessage());
+                }
+            }
+        }
+    }
+}

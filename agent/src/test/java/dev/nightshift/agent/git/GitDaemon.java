@@ -15,13 +15,13 @@ import java.util.List;
  * upload-pack children trace every packet they receive, so tests can count the fetches the server
  * saw ({@code want} lines) rather than trust the client's own bookkeeping.
  */
-final class GitDaemon implements AutoCloseable {
+public final class GitDaemon implements AutoCloseable {
 
     private final Process process;
     private final Path trace;
     private final int port;
 
-    GitDaemon(Path base) throws IOException {
+    public GitDaemon(Path base) throws IOException {
         this.port = freePort();
         this.trace = base.resolveSibling(base.getFileName() + "-trace.log");
         ProcessBuilder pb = new ProcessBuilder("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
@@ -47,12 +47,12 @@ final class GitDaemon implements AutoCloseable {
         }
     }
 
-    String url(String repository) {
+    public String url(String repository) {
         return "git://127.0.0.1:" + port + "/" + repository;
     }
 
     /** Objects the server was asked to send, over every fetch so far. */
-    long wants() throws IOException {
+    public long wants() throws IOException {
         if (!Files.exists(trace)) {
             return 0;
         }

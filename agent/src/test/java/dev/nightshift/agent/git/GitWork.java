@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A working clone driven by the real {@code git} binary, as a user pushing specs would. */
-final class GitWork {
+public final class GitWork {
 
     private final Path dir;
 
@@ -20,7 +20,7 @@ final class GitWork {
     }
 
     /** A new bare repository under {@code base} and a clone of it at {@code work}. */
-    static GitWork create(Path base, String name, String remoteUrl, Path work) throws IOException, InterruptedException {
+    public static GitWork create(Path base, String name, String remoteUrl, Path work) throws IOException, InterruptedException {
         run(base, "git", "init", "-q", "--bare", "-b", "main", name);
         run(work.getParent(), "git", "clone", "-q", remoteUrl, work.getFileName().toString());
         GitWork w = new GitWork(work);
@@ -28,21 +28,21 @@ final class GitWork {
         return w;
     }
 
-    void write(String path, String content) throws IOException {
+    public void write(String path, String content) throws IOException {
         Path file = dir.resolve(path);
         Files.createDirectories(file.getParent());
         Files.writeString(file, content, StandardCharsets.UTF_8);
     }
 
     /** Commits everything and pushes; returns the new commit. */
-    String commitAndPush(String message) throws IOException, InterruptedException {
+    public String commitAndPush(String message) throws IOException, InterruptedException {
         git("add", "-A");
         git("-c", "user.email=test@nightshift.dev", "-c", "user.name=test", "commit", "-q", "-m", message);
         git("push", "-q", "origin", "main");
         return head();
     }
 
-    String head() throws IOException, InterruptedException {
+    public String head() throws IOException, InterruptedException {
         return git("rev-parse", "HEAD").strip();
     }
 

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "GitOps reconciler for Kubernetes worker pools.",
-        subcommands = {DiffCommand.class, SimulateCommand.class, WindowsCommand.class, DemoCommand.class,
+        subcommands = {DemoCommand.class, RunCommand.class, DiffCommand.class, SimulateCommand.class, WindowsCommand.class,
+                PauseCommand.Pause.class, PauseCommand.Resume.class,
                 CommandLine.HelpCommand.class})
 public final class Main {
 
@@ -23,7 +24,8 @@ public final class Main {
         return commandLine().execute(args);
     }
 
-    static CommandLine commandLine() {
+    /** The command line with its usage-error handling; also what tests and embedders execute. */
+    public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
         cli.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();

@@ -167,4 +167,29 @@ class AgentEndToEndIT {
                 .extracting(AgentEndToEndIT::hash).doesNotContain(stamped));
         assertThat(agent.specErrors()).isEmpty();
     }
+
+    @Test
+    void pauseHoldsARolloutAndResumeReleasesIt() throws Exception {
+        awaitStamped();
+        String stamped = hash(nodes().get(0));
+        Path kubeconfig = kube.writeKubeconfig(tmp.resolve("kubeconfig"));
+        assertThat(dev.nightshift.agent.cli.Main.commandLine().execute("pause", "--pool", "web", "--kubeconfig", kubeconfig.toString()))
+                .isZero();
+        await().atMost(Duration.ofSeconds(30)).until(() -> agent.status().contains("\"PAUSED\"")
+                || agent.status().contains("\"phase\" : \"CURRENT\""));
+        kube.clearRequests();
+
+        work.write("pools/web.yaml", pool("1632.0.0"));
+        String bump = work.commitAndPush("bump while paused");
+        await().atMost(Duration.ofSeconds(30)).until(() -> agent.status().contains(bump) && agent.status().contains("\"PAUSED\""));
+
+        assertThat(kube.requests()).as("nothing disrupted while paused").noneMatch(r -> r.isWrite()
+                && (r.resourcePath().equals("/api/v1/nodes") || r.method().equals("DELETE") || r.body().contains("unschedulable")));
+        assertThat(nodes()).extracting(AgentEndToEndIT::hash).containsOnly(stamped);
+
+        assertThat(dev.nightshift.agent.cli.Main.commandLine().execute("resume", "--pool", "web", "--kubeconfig", kubeconfig.toString()))
+                .isZero();
+        await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(nodes()).hasSize(3)
+                .extracting(AgentEndToEndIT::hash).doesNotContain(stamped));
+    }
 }

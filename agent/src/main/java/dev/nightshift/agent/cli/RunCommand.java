@@ -1,0 +1,112 @@
+package dev.nightshift.agent.cli;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Callable;
+
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.config.AgentConfigLoader;
+import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.run.Agent;
+import dev.nightshift.spec.model.DurationText;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code nightshift run}: the agent, against a Git repository and a Kubernetes API, until stopped. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Run the agent: poll the spec repository and roll the cluster's worker pools inside maintenance windows.",
+                "Configuration from --config (YAML); flags override it. Secrets only from files or environment variables."})
+public final class RunCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private KubernetesOptions kubernetes;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "The agent's configuration file.")
+    private Path configFile;
+
+    @Option(names = "--repo", paramLabel = "URL", description = "Spec repository: https://, ssh://, git:// or file://.")
+    private URI repo;
+
+    @Option(names = "--ref", paramLabel = "REF", description = "Branch, tag or commit (default main).")
+    private String ref;
+
+    @Option(names = "--path", paramLabel = "DIR", description = "Spec directory inside the repository.")
+    private String path;
+
+    @Option(names = "--cluster", paramLabel = "NAME", description = "The Cluster this agent manages.")
+    private String cluster;
+
+    @Option(names = "--poll-interval", paramLabel = "DURATION", description = "e.g. 60s (default 60s, plus up to 10% jitter).")
+    private String pollInterval;
+
+    @Option(names = "--http-port", paramLabel = "PORT", description = "HTTP port for /status, /healthz, /readyz, /hooks/git (default 9400).")
+    private Integer httpPort;
+
+    @Option(names = "--cache-dir", paramLabel = "DIR", description = "Where the local copy of the repository is kept.")
+    private Path cacheDir;
+
+    @Option(names = "--dry-run", description = "Plan and report; change nothing.")
+    private Boolean dryRun;
+
+    @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
+            description = "Machine provider (default ${DEFAULT-VALUE}: machines become nodes of the cluster itself; for test clusters).")
+    private String provider;
+
+    @Override
+    public Integer call() throws Exception {
+        AgentConfig config = AgentConfig.DEFAULTS;
+        if (configFile != null) {
+            AgentConfigLoader.Result loaded = new AgentConfigLoader().load(configFile);
+            if (loaded.config().isEmpty()) {
+                loaded.errors().forEach(spec.commandLine().getErr()::println);
+                return Main.EXIT_USAGE;
+            }
+            config = loaded.config().get();
+        }
+        Optional<Duration> interval = Optional.ofNullable(pollInterval).flatMap(DurationText::parse);
+        if (pollInterval != null && interval.isEmpty()) {
+            spec.commandLine().getErr().println("--poll-interval must be a duration such as 60s, got \"" + pollInterval + "\"");
+            return Main.EXIT_USAGE;
+        }
+        config = config.with(new AgentConfig.Overrides(Optional.ofNullable(repo), Optional.ofNullable(ref), Optional.ofNullable(path),
+                interval, Optional.ofNullable(cluster), Optional.ofNullable(httpPort), Optional.ofNullable(cacheDir),
+                Optional.ofNullable(dryRun)));
+        if (config.gitUrl().isEmpty() || config.cluster().isEmpty()) {
+            spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
+            return Main.EXIT_USAGE;
+        }
+        if (!provider.equals("simulated")) {
+            spec.commandLine().getErr().println("unknown provider \"" + provider + "\": this release ships the simulated provider");
+            return Main.EXIT_USAGE;
+        }
+        ScheduledExecutorService cloud = Executors.newScheduledThreadPool(1);
+        CountDownLatch stopped = new CountDownLatch(1);
+        try (KubernetesClient client = kubernetes.client();
+             Agent agent = new Agent(config, client, new SimulatedMachineProvider(client, cloud, Clock.systemUTC(), new Random(),
+                     Set.of()::contains, SimulatedMachineProvider.Behaviour.fast()), Clock.systemUTC(), r -> { })) {
+            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
+            agent.start();
+            spec.commandLine().getOut().println("nightshift agent running; status on http://127.0.0.1:" + agent.httpPort() + "/status");
+            spec.commandLine().getOut().flush();
+            stopped.await();
+            return 0;
+        } finally {
+            cloud.shutdownNow();
+        }
+    }
+}

@@ -130,17 +130,22 @@ public final class SimulatedMachineProvider implements MachineProvider {
                 .withLastTransitionTime(clock.instant().toString()).build();
     }
 
+    /**
+     * One atomic call, as a cloud's scaling-group API is: the machine is gone and its replacement
+     * requested before this returns; the node objects change on the cloud's own threads, so a
+     * caller interrupted mid-call cannot leave the pool a machine short.
+     */
     @Override
     public synchronized void delete(String pool, String machine, boolean replace, StampedHash rollHash, StampedHash kubeletHash) {
         if (machines.remove(machine) == null) {
             return;
         }
         inPlaceTargets.remove(machine);
-        client.nodes().withName(machine).delete();
-        LOG.info("machine {} of pool {} deleted{}", machine, pool, replace ? ", replacement requested" : "");
         if (replace) {
             create(pool, null, rollHash, kubeletHash);
         }
+        executor.execute(() -> client.nodes().withName(machine).delete());
+        LOG.info("machine {} of pool {} deleted{}", machine, pool, replace ? ", replacement requested" : "");
     }
 
     @Override
@@ -148,7 +153,7 @@ public final class SimulatedMachineProvider implements MachineProvider {
         if (rollHash.equals(inPlaceTargets.put(machine, rollHash))) {
             return;
         }
-        setReady(machine, false);
+        executor.execute(() -> setReady(machine, false));
         boolean fails = random.nextDouble() < behaviour.inPlaceFailure();
         executor.schedule(() -> finishInPlace(machine, rollHash, kubeletHash, fails),
                 behaviour.inPlaceDelay().toMillis(), TimeUnit.MILLISECONDS);

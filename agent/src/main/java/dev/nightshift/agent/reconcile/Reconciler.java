@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -67,7 +67,7 @@ public final class Reconciler implements AutoCloseable {
     private final RolloutPlanner planner;
     private final Clock clock;
     private final Consumer<ReconcileReport> reports;
-    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
+    private final ScheduledThreadPoolExecutor loop = new ScheduledThreadPoolExecutor(1, r -> {
         Thread t = new Thread(r, "nightshift-reconcile");
         t.setDaemon(true);
         return t;
@@ -81,6 +81,8 @@ public final class Reconciler implements AutoCloseable {
 
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports) {
+        // On close, pending timers are dropped; only a reconcile already running finishes.
+        loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.settings = settings;
         this.client = client;
         this.observer = observer;
@@ -98,8 +100,12 @@ public final class Reconciler implements AutoCloseable {
 
     /** Asks for a reconcile soon; many requests while one is pending make one reconcile. */
     public void request() {
-        if (pending.compareAndSet(false, true)) {
-            loop.execute(this::run);
+        if (!loop.isShutdown() && pending.compareAndSet(false, true)) {
+            try {
+                loop.execute(this::run);
+            } catch (RejectedExecutionException stopping) {
+                pending.set(false);
+            }
         }
     }
 
@@ -126,7 +132,9 @@ public final class Reconciler implements AutoCloseable {
         if (wake != null) {
             wake.cancel(false);
         }
-        wake = loop.schedule(this::request, Math.max(1, after.toMillis()), TimeUnit.MILLISECONDS);
+        if (!loop.isShutdown()) {
+            wake = loop.schedule(this::request, Math.max(1, after.toMillis()), TimeUnit.MILLISECONDS);
+        }
     }
 
     private Duration nextWake(Plan plan, Instant now) {
@@ -263,8 +271,17 @@ public final class Reconciler implements AutoCloseable {
         return report.plan() == null ? Map.of() : report.plan().pools();
     }
 
+    /** Lets a reconcile in progress finish its steps (a leader handing over mid-step would leave work half done). */
     @Override
     public void close() {
-        loop.shutdownNow();
+        loop.shutdown();
+        try {
+            if (!loop.awaitTermination(30, TimeUnit.SECONDS)) {
+                loop.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            loop.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -1,0 +1,79 @@
+package dev.nightshift.agent.run;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.git.GitDaemon;
+import dev.nightshift.agent.git.GitWork;
+import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import io.fabric8.kubernetes.api.model.Node;
+
+/**
+ * A git daemon serving the specs, a working clone pushed to by the real git binary, the embedded
+ * Kubernetes API with a simulated cloud, and the agent between them; restartable like a pod.
+ */
+final class AgentHarness implements AutoCloseable {
+
+    final GitDaemon daemon;
+    final GitWork work;
+    final EmbeddedKubernetes kube;
+    private final ScheduledExecutorService cloud = Executors.newScheduledThreadPool(2);
+    final SimulatedMachineProvider provider;
+    private final Path tmp;
+    Agent agent;
+
+    AgentHarness(Path tmp, String cluster, String pool, int nodes) throws Exception {
+        this.tmp = tmp;
+        Path served = Files.createDirectories(tmp.resolve("served"));
+        daemon = new GitDaemon(served);
+        work = GitWork.create(served, "specs.git", daemon.url("specs.git"), tmp.resolve("work"));
+        kube = EmbeddedKubernetes.start();
+        provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(3), p -> false,
+                new SimulatedMachineProvider.Behaviour(Duration.ofMillis(800), Duration.ofMillis(800), Duration.ofMillis(300), 0, 0));
+        for (int i = 1; i <= nodes; i++) {
+            provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty());
+        }
+    }
+
+    /** Starts an agent; a second call after {@link #stopAgent()} is a restarted agent with no memory. */
+    void startAgent(String cluster) throws Exception {
+        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(daemon.url("specs.git"))),
+                Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of(cluster), Optional.of(0),
+                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)));
+        agent = new Agent(config, kube.client(), provider, Clock.systemUTC(), r -> { });
+        agent.start();
+    }
+
+    void stopAgent() {
+        agent.close();
+    }
+
+    List<Node> nodes(String pool) {
+        return kube.client().nodes().withLabel(NodeMarks.POOL, pool).list().getItems();
+    }
+
+    static String annotation(Node n, String key) {
+        return n.getMetadata().getAnnotations() == null ? "" : n.getMetadata().getAnnotations().getOrDefault(key, "");
+    }
+
+    @Override
+    public void close() {
+        if (agent != null) {
+            agent.close();
+        }
+        cloud.shutdownNow();
+        kube.close();
+        daemon.close();
+    }
+}

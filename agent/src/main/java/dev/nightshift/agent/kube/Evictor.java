@@ -70,7 +70,8 @@ public final class Evictor implements AutoCloseable {
         try {
             JsonNode status = JSON.readTree(statusJson);
             for (JsonNode cause : status.path("details").path("causes")) {
-                if ("DisruptionBudget".equals(cause.path("type").asText())) {
+                // StatusCause.Type is serialised as "reason" by the API server (Go tag json:"reason").
+                if ("DisruptionBudget".equals(cause.path("reason").asText(cause.path("type").asText()))) {
                     String message = cause.path("message").asText(status.path("message").asText());
                     Matcher m = BUDGET.matcher(message + " " + status.path("message").asText());
                     return java.util.Optional.of(new EvictionResult.BlockedByBudget(m.find() ? m.group(1) : "unknown", message));

@@ -1,0 +1,111 @@
+package dev.nightshift.agent.run;
+
+import static dev.nightshift.agent.run.AgentHarness.annotation;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.nightshift.agent.kube.NodeMarks;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+
+/** A PodDisruptionBudget that refuses every eviction, in both onEvictionBlocked modes. */
+class BlockedDrainIT {
+
+    private static final String CLUSTER = """
+            apiVersion: nightshift.dev/v1alpha1
+            kind: Cluster
+            metadata: {name: e2e}
+            spec:
+              kubernetes: {version: "1.31.4"}
+            """;
+
+    private static String pool(String version, String onBlocked) {
+        return """
+                apiVersion: nightshift.dev/v1alpha1
+                kind: WorkerPool
+                metadata: {name: db, cluster: e2e}
+                spec:
+                  minimum: 1
+                  maximum: 2
+                  maxSurge: 0
+                  maxUnavailable: 1
+                  interval: 0s
+                  machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
+                  machineControllerManager: {maxEvictRetries: 2, onEvictionBlocked: %s}
+                """.formatted(version, onBlocked);
+    }
+
+    @TempDir
+    Path tmp;
+
+    private AgentHarness h;
+
+    @AfterEach
+    void stop() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    /** One node with a pod whose budget allows no disruption; then an image bump. */
+    private void blockedRollout(String onBlocked) throws Exception {
+        h = new AgentHarness(tmp, "e2e", "db", 1);
+        h.kube.client().pods().inNamespace("shop").resource(new PodBuilder().withNewMetadata().withName("db-0").withNamespace("shop")
+                .addToLabels("app", "db").endMetadata().withNewSpec().withNodeName("db-1").addNewContainer().withName("db")
+                .withImage("db").endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
+        h.kube.client().policy().v1().podDisruptionBudget().inNamespace("shop").resource(new PodDisruptionBudgetBuilder()
+                .withNewMetadata().withName("db-pdb").withNamespace("shop").endMetadata().withNewSpec()
+                .withMaxUnavailable(new IntOrString(0)).withNewSelector().addToMatchLabels("app", "db").endSelector().endSpec()
+                .build()).create();
+        h.work.write("cluster.yaml", CLUSTER);
+        h.work.write("pools/db.yaml", pool("1631.0.0", onBlocked));
+        h.work.commitAndPush("initial");
+        h.startAgent("e2e");
+        await().atMost(Duration.ofSeconds(60)).until(() -> !annotation(h.nodes("db").get(0), NodeMarks.ROLL_HASH).isEmpty());
+        h.work.write("pools/db.yaml", pool("1632.0.0", onBlocked));
+        h.work.commitAndPush("bump");
+    }
+
+    private List<Event> nodeEvents() {
+        return h.kube.client().v1().events().inNamespace("default").list().getItems().stream()
+                .filter(e -> "Node".equals(e.getInvolvedObject().getKind())).toList();
+    }
+
+    @Test
+    void withWaitTheBudgetIsNeverBypassedAndThePodAndBudgetAreNamed() throws Exception {
+        blockedRollout("Wait");
+
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            assertThat(h.agent.status()).contains("\"pod\" : \"db-0\"").contains("\"podDisruptionBudget\" : \"db-pdb\"");
+            assertThat(annotation(h.nodes("db").get(0), NodeMarks.EVICTION_ATTEMPTS)).contains("\"attempts\":3");
+        });
+        assertThat(h.kube.client().pods().inNamespace("shop").withName("db-0").get()).as("never deleted past its budget").isNotNull();
+        assertThat(h.nodes("db")).extracting(n -> n.getMetadata().getName()).containsExactly("db-1");
+        assertThat(nodeEvents()).anySatisfy(e -> {
+            assertThat(e.getInvolvedObject().getName()).isEqualTo("db-1");
+            assertThat(e.getReason()).isEqualTo("EvictionBlocked");
+            assertThat(e.getMessage()).contains("shop/db-0").contains("db-pdb");
+        });
+    }
+
+    @Test
+    void withForceDeleteThePodIsDeletedAfterMaxEvictRetriesAndTheNodeIsReplaced() throws Exception {
+        blockedRollout("ForceDelete");
+
+        await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
+                assertThat(h.nodes("db")).hasSize(1).extracting(n -> n.getMetadata().getName()).doesNotContain("db-1"));
+        assertThat(h.kube.requests()).as("the pod was deleted outright once the budget had refused maxEvictRetries times")
+                .anyMatch(r -> r.method().equals("DELETE") && r.resourcePath().equals("/api/v1/namespaces/shop/pods/db-0"));
+        assertThat(nodeEvents()).anySatisfy(e -> assertThat(e.getMessage()).contains("db-pdb"));
+    }
+}

@@ -31,6 +31,7 @@ import dev.nightshift.spec.diff.InPlaceHistory;
 import dev.nightshift.spec.diff.PoolDecision;
 import dev.nightshift.spec.diff.SpecDiff;
 import dev.nightshift.spec.model.ClusterSpec;
+import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.MaintenanceState;
@@ -57,7 +58,8 @@ public final class Reconciler implements AutoCloseable {
     static final Duration IDLE_RESYNC = Duration.ofSeconds(30);
 
     /** What the loop needs from the rest of the agent. */
-    public record Settings(String cluster, String namespace, int validationsRequired, boolean dryRun) {
+    public record Settings(String cluster, String namespace, int validationsRequired, boolean dryRun,
+                           Optional<KubernetesVersion> apiServerVersion) {
     }
 
     private final Settings settings;
@@ -77,6 +79,7 @@ public final class Reconciler implements AutoCloseable {
     private volatile SpecRevision offered;
     private SpecRevision accepted;
     private List<String> rejected = List.of();
+    private List<String> guarded = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
 
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
@@ -159,7 +162,7 @@ public final class Reconciler implements AutoCloseable {
         desired.pools().forEach(p -> pools.add(p.name()));
         ObservedCluster observed = observer.observe(
                 new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed()), true, pools);
-        Plan plan = planner.plan(desired, observed, now);
+        Plan plan = guard(planner.plan(desired, observed, now), desired, observed);
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
         plan.pools().forEach((pool, report) -> statuses.put(pool, report.status()));
@@ -180,7 +183,45 @@ public final class Reconciler implements AutoCloseable {
             }
             writeStatus(statuses, observed);
         }
-        return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, rejected, Optional.empty()));
+        List<String> refusals = new ArrayList<>(rejected);
+        refusals.addAll(guarded);
+        return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, refusals, Optional.empty()));
+    }
+
+    /**
+     * Never rolls nodes to a Kubernetes minor newer than the API server's own (kubelets may not be
+     * newer than the control plane): such a pool's steps are dropped and the reason reported.
+     */
+    private Plan guard(Plan plan, DesiredCluster desired, ObservedCluster observed) {
+        if (settings.apiServerVersion().isEmpty()) {
+            guarded = List.of();
+            return plan;
+        }
+        KubernetesVersion server = settings.apiServerVersion().get();
+        Set<String> held = new HashSet<>();
+        List<String> reasons = new ArrayList<>();
+        desired.pools().forEach(p -> {
+            KubernetesVersion wanted = p.spec().kubernetesVersion();
+            if (wanted.major() > server.major() || (wanted.major() == server.major() && wanted.minor() > server.minor())) {
+                held.add(p.name());
+                reasons.add(p.name() + ": Kubernetes " + wanted + " is newer than the API server's " + server.minorVersion()
+                        + "; upgrade the control plane first. Nothing in this pool is changed.");
+            }
+        });
+        guarded = List.copyOf(reasons);
+        if (held.isEmpty()) {
+            return plan;
+        }
+        Map<String, String> poolOf = new HashMap<>();
+        observed.nodes().forEach(n -> poolOf.put(n.name(), n.pool()));
+        List<Step> steps = plan.steps().stream().filter(step -> {
+            String pool = step instanceof Step.CreateMachine c ? c.pool()
+                    : step instanceof Step.DeleteMachine d ? d.pool()
+                    : step instanceof Step.Validate v ? v.target()
+                    : poolOf.get(step.target());
+            return !held.contains(pool);
+        }).toList();
+        return new Plan(steps, plan.pools(), plan.wakeAt());
     }
 
     /** Takes the offered spec unless one of its changes is rejected; then the accepted one stays. */

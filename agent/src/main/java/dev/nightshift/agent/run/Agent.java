@@ -3,6 +3,7 @@ package dev.nightshift.agent.run;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -37,7 +38,11 @@ import dev.nightshift.agent.window.MaintenanceCalendar;
 import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.spec.model.KubernetesVersion;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.VersionInfo;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 
 /**
  * The running agent: Git → specs → reconcile loop → cluster, woken by the scheduler (polls, window
@@ -82,8 +87,8 @@ public final class Agent implements AutoCloseable {
         observer.start();
         evictor = new Evictor(client.getConfiguration());
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, clock);
-        reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, 1, config.dryRun()), client, observer, executor,
-                new RolloutPlanner(), clock, this::onReport);
+        reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, 1, config.dryRun(), apiServerVersion()), client,
+                observer, executor, new RolloutPlanner(), clock, this::onReport);
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
             @Override
             public void onSpec(SpecRevision revision) {
@@ -97,6 +102,7 @@ public final class Agent implements AutoCloseable {
             public void onInvalidSpec(String commit, List<SpecError> errors) {
                 latestCommit.set(commit);
                 lastPollError.set(null);
+                invalidSpecEvent(commit, errors);
             }
 
             @Override
@@ -114,6 +120,36 @@ public final class Agent implements AutoCloseable {
         http.start();
         scheduler.schedulePolling(config.pollInterval(), 0.1, poller::poll);
         LOG.info("agent started for cluster {} from {}; HTTP on port {}", cluster, source, http.port());
+    }
+
+    /** The API server's own version, from {@code /version}; empty when it cannot be read (then no guard). */
+    private Optional<KubernetesVersion> apiServerVersion() {
+        try {
+            VersionInfo v = client.getKubernetesVersion();
+            return Optional.of(new KubernetesVersion(Integer.parseInt(v.getMajor().replaceAll("[^0-9]", "")),
+                    Integer.parseInt(v.getMinor().replaceAll("[^0-9]", "")), 0));
+        } catch (RuntimeException e) {
+            LOG.warn("cannot read the API server's version; the version guard is off: {}", e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** A Kubernetes Event, so that `kubectl get events -n nightshift-system` shows a commit was refused and why. */
+    private void invalidSpecEvent(String commit, List<SpecError> errors) {
+        Instant now = clock.instant();
+        String message = "commit " + commit + " is not applied; the last good spec stays in force: "
+                + String.join("; ", errors.stream().limit(5).map(SpecError::toString).toList())
+                + (errors.size() > 5 ? " (and " + (errors.size() - 5) + " more)" : "");
+        try {
+            client.v1().events().inNamespace(NAMESPACE).resource(new EventBuilder()
+                    .withNewMetadata().withName("nightshift-invalid-spec." + commit.substring(0, 12)).withNamespace(NAMESPACE).endMetadata()
+                    .withNewInvolvedObject().withKind("Namespace").withName(NAMESPACE).withApiVersion("v1").endInvolvedObject()
+                    .withReason("InvalidSpec").withType("Warning").withMessage(message)
+                    .withFirstTimestamp(now.toString()).withLastTimestamp(now.toString())
+                    .withNewSource().withComponent("nightshift").endSource().build()).createOr(NonDeletingOperation::update);
+        } catch (RuntimeException e) {
+            LOG.warn("cannot record the invalid-spec event: {}", e.getMessage());
+        }
     }
 
     private void wakeAtWindows(SpecRevision revision) {

@@ -159,6 +159,8 @@ class AgentEndToEndIT {
                 .noneMatch(r -> r.isWrite() && r.resourcePath().startsWith("/api/v1/nodes"));
         assertThat(nodes()).extracting(AgentEndToEndIT::hash).containsOnly(stamped);
         assertThat(agent.status()).contains("\"specValid\" : false").contains("spec.maxSurge");
+        assertThat(kube.client().v1().events().inNamespace(Agent.NAMESPACE).list().getItems())
+                .anySatisfy(e -> assertThat(e.getMessage()).contains(broken).contains("pools/web.yaml:7:13: spec.maxSurge"));
 
         work.write("pools/web.yaml", pool("1632.0.0"));
         work.commitAndPush("fixed");

@@ -34,11 +34,15 @@ final class AgentHarness implements AutoCloseable {
     Agent agent;
 
     AgentHarness(Path tmp, String cluster, String pool, int nodes) throws Exception {
+        this(tmp, cluster, pool, nodes, EmbeddedKubernetes.DEFAULT_GIT_VERSION);
+    }
+
+    AgentHarness(Path tmp, String cluster, String pool, int nodes, String apiServerVersion) throws Exception {
         this.tmp = tmp;
         Path served = Files.createDirectories(tmp.resolve("served"));
         daemon = new GitDaemon(served);
         work = GitWork.create(served, "specs.git", daemon.url("specs.git"), tmp.resolve("work"));
-        kube = EmbeddedKubernetes.start();
+        kube = EmbeddedKubernetes.start(apiServerVersion);
         provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(3), p -> false,
                 new SimulatedMachineProvider.Behaviour(Duration.ofMillis(800), Duration.ofMillis(800), Duration.ofMillis(300), 0, 0));
         for (int i = 1; i <= nodes; i++) {
@@ -48,9 +52,13 @@ final class AgentHarness implements AutoCloseable {
 
     /** Starts an agent; a second call after {@link #stopAgent()} is a restarted agent with no memory. */
     void startAgent(String cluster) throws Exception {
+        startAgent(cluster, false);
+    }
+
+    void startAgent(String cluster, boolean dryRun) throws Exception {
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(daemon.url("specs.git"))),
                 Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of(cluster), Optional.of(0),
-                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)));
+                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(dryRun)));
         agent = new Agent(config, kube.client(), provider, Clock.systemUTC(), r -> { });
         agent.start();
     }

@@ -108,8 +108,10 @@ class AgentEndToEndIT {
         return n.getMetadata().getAnnotations() == null ? "" : n.getMetadata().getAnnotations().getOrDefault(NodeMarks.ROLL_HASH, "");
     }
 
+    /** Stamped and labelled: adoption's last write has landed, so later writes are the test's doing. */
     private void awaitStamped() {
-        await().atMost(Duration.ofSeconds(60)).until(() -> nodes().size() == 3 && nodes().stream().noneMatch(n -> hash(n).isEmpty()));
+        await().atMost(Duration.ofSeconds(60)).until(() -> nodes().size() == 3 && nodes().stream().noneMatch(n -> hash(n).isEmpty()
+                || n.getMetadata().getAnnotations().getOrDefault(NodeMarks.MANAGED_LABELS, "").isEmpty()));
     }
 
     @Test

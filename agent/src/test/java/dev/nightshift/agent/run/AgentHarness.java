@@ -71,6 +71,15 @@ final class AgentHarness implements AutoCloseable {
         return kube.client().nodes().withLabel(NodeMarks.POOL, pool).list().getItems();
     }
 
+    /** Waits until the agent adopted the pool: every node stamped and its labels propagated (the adoption's last write). */
+    void awaitAdopted(String pool, int nodes) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<Node> current = nodes(pool);
+            return current.size() == nodes && current.stream().noneMatch(n -> annotation(n, NodeMarks.ROLL_HASH).isEmpty()
+                    || annotation(n, NodeMarks.MANAGED_LABELS).isEmpty());
+        });
+    }
+
     static String annotation(Node n, String key) {
         return n.getMetadata().getAnnotations() == null ? "" : n.getMetadata().getAnnotations().getOrDefault(key, "");
     }

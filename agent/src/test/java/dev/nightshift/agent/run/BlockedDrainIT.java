@@ -71,7 +71,7 @@ class BlockedDrainIT {
         h.work.write("pools/db.yaml", pool("1631.0.0", onBlocked));
         h.work.commitAndPush("initial");
         h.startAgent("e2e");
-        await().atMost(Duration.ofSeconds(60)).until(() -> !annotation(h.nodes("db").get(0), NodeMarks.ROLL_HASH).isEmpty());
+        h.awaitAdopted("db", 1);
         h.work.write("pools/db.yaml", pool("1632.0.0", onBlocked));
         h.work.commitAndPush("bump");
     }

@@ -74,8 +74,7 @@ class ChangeKindsIT {
         h.work.write("pools/web.yaml", pool(strategy, "1631.0.0", "team: web"));
         h.work.commitAndPush("initial");
         h.startAgent("e2e");
-        await().atMost(Duration.ofSeconds(60)).until(() -> h.nodes("web").size() == 3
-                && h.nodes("web").stream().noneMatch(n -> annotation(n, NodeMarks.ROLL_HASH).isEmpty()));
+        h.awaitAdopted("web", 3);
         h.kube.clearRequests();
     }
 

@@ -11,7 +11,7 @@ import dev.nightshift.spec.diff.DiffReport;
 import dev.nightshift.spec.diff.PoolDecision;
 import dev.nightshift.spec.diff.Reason;
 import dev.nightshift.spec.hash.StampedHash;
-import dev.nightshift.spec.load.SpecError;
+import dev.nightshift.agent.http.SpecErrorJson;
 
 /** The JSON contract of {@code nightshift diff --output json}; other tools parse it, so its fields stay. */
 final class DiffJson {
@@ -49,14 +49,7 @@ final class DiffJson {
         }
         ArrayNode errorArray = root.putArray("errors");
         for (SideError s : errors) {
-            SpecError e = s.error();
-            ObjectNode o = errorArray.addObject();
-            o.put("side", s.side());
-            o.put("file", e.file());
-            o.put("line", e.line());
-            o.put("column", e.column());
-            o.put("path", e.path());
-            o.put("message", e.message());
+            SpecErrorJson.put(errorArray.addObject().put("side", s.side()), s.error());
         }
         try {
             return MAPPER.writeValueAsString(root);

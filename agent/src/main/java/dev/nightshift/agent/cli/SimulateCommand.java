@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -11,8 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.nightshift.spec.load.LoadResult;
-import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
@@ -89,14 +89,12 @@ public final class SimulateCommand implements Callable<Integer> {
         if (nodes < 1 || createSeconds < 0 || drainSeconds < 0) {
             return usage("--nodes must be at least 1 and the durations not negative");
         }
-        LoadResult loaded = new SpecLoader().load(specPath);
-        if (!loaded.valid()) {
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("The spec is invalid:");
-            loaded.errors().forEach(e -> err.println("  " + e));
+        Optional<SpecSet> loaded = ValidSpecs.load(specPath, spec.commandLine().getErr());
+        if (loaded.isEmpty()) {
             return Main.EXIT_USAGE;
         }
-        List<WorkerPoolSpec> matches = loaded.specs().pools().stream()
+        SpecSet specs = loaded.get();
+        List<WorkerPoolSpec> matches = specs.pools().stream()
                 .filter(p -> p.name().equals(pool) && (cluster == null || p.cluster().equals(cluster))).toList();
         if (matches.isEmpty()) {
             return usage("no pool named \"" + pool + "\"" + (cluster == null ? "" : " in cluster \"" + cluster + "\""));
@@ -104,7 +102,7 @@ public final class SimulateCommand implements Callable<Integer> {
         if (matches.size() > 1) {
             return usage("pool \"" + pool + "\" exists in several clusters: name one with --cluster");
         }
-        DesiredCluster desired = DesiredCluster.of(loaded.specs(), matches.get(0).cluster(), 1);
+        DesiredCluster desired = DesiredCluster.of(specs, matches.get(0).cluster(), 1);
         SimulationSetup setup = new SimulationSetup(desired, pool, nodes, seconds(createSeconds), seconds(drainSeconds),
                 Duration.ofSeconds(10), seed, new Faults(jitter, failCreate, neverReady, pdbBlocked, failInPlace, crash),
                 Duration.ofDays(30));

@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -18,8 +19,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.agent.window.MaintenanceCalendar;
 import dev.nightshift.agent.window.Window;
-import dev.nightshift.spec.load.LoadResult;
-import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.Maintenance;
 import picocli.CommandLine.Command;
@@ -76,14 +76,12 @@ public final class WindowsCommand implements Callable<Integer> {
         if (count < 1) {
             return usage("--count must be at least 1");
         }
-        LoadResult loaded = new SpecLoader().load(specPath);
-        if (!loaded.valid()) {
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("The spec is invalid:");
-            loaded.errors().forEach(e -> err.println("  " + e));
+        Optional<SpecSet> loaded = ValidSpecs.load(specPath, spec.commandLine().getErr());
+        if (loaded.isEmpty()) {
             return Main.EXIT_USAGE;
         }
-        List<ClusterSpec> clusters = loaded.specs().clusters().stream()
+        SpecSet specs = loaded.get();
+        List<ClusterSpec> clusters = specs.clusters().stream()
                 .filter(c -> cluster == null || c.name().equals(cluster)).toList();
         if (clusters.isEmpty()) {
             return usage(cluster == null ? "the spec holds no Cluster" : "no cluster named \"" + cluster + "\"");

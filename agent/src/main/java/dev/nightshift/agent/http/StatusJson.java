@@ -34,12 +34,7 @@ public final class StatusJson {
         root.put("specValid", specErrors.isEmpty());
         ArrayNode errors = root.putArray("specErrors");
         for (SpecError e : specErrors) {
-            ObjectNode o = errors.addObject();
-            o.put("file", e.file());
-            o.put("line", e.line());
-            o.put("column", e.column());
-            o.put("path", e.path());
-            o.put("message", e.message());
+            SpecErrorJson.put(errors.addObject(), e);
         }
         ArrayNode rejected = root.putArray("rejectedChanges");
         report.ifPresent(r -> r.rejected().forEach(rejected::add));

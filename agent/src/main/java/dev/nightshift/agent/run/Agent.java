@@ -39,6 +39,7 @@ import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.spec.model.KubernetesVersion;
+import dev.nightshift.spec.model.Maintenance;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.VersionInfo;
@@ -68,7 +69,8 @@ public final class Agent implements AutoCloseable {
     private Reconciler reconciler;
     private AgentScheduler scheduler;
     private AgentHttpServer http;
-    private String calendarFor;
+    /** The maintenance the window wake-ups were scheduled for; rescheduled only when it changes. */
+    private Optional<Maintenance> calendarFor;
 
     public Agent(AgentConfig config, KubernetesClient client, MachineProvider provider, Clock clock,
                  Consumer<ReconcileReport> reportListener) {
@@ -154,11 +156,10 @@ public final class Agent implements AutoCloseable {
 
     private void wakeAtWindows(SpecRevision revision) {
         revision.specs().cluster(config.cluster().orElseThrow()).ifPresent(c -> {
-            String key = String.valueOf(c.maintenance());
-            if (key.equals(calendarFor)) {
+            if (c.maintenance().equals(calendarFor)) {
                 return;
             }
-            calendarFor = key;
+            calendarFor = c.maintenance();
             try {
                 scheduler.wakeAtWindowChanges(new MaintenanceCalendar(c.maintenance()), this::requestReconcile);
             } catch (Exception e) {

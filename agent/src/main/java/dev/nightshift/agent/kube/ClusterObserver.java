@@ -167,9 +167,8 @@ public final class ClusterObserver implements AutoCloseable {
         return new ObservedNode(name, labels.get(NodeMarks.POOL),
                 hash(a.get(NodeMarks.ROLL_HASH), a.get(NodeMarks.ROLL_HASH_VERSION)),
                 hash(a.get(NodeMarks.KUBELET_HASH), a.get(NodeMarks.KUBELET_HASH_VERSION)),
-                true, readySince(node), Boolean.TRUE.equals(node.getSpec().getUnschedulable()),
-                node.getSpec().getTaints() != null && node.getSpec().getTaints().stream()
-                        .anyMatch(t -> NodeMarks.UPDATE_TAINT.equals(t.getKey())),
+                true, readySince(node), Boolean.TRUE.equals(NodeMarks.spec(node).getUnschedulable()),
+                NodeMarks.taints(node).stream().anyMatch(t -> NodeMarks.UPDATE_TAINT.equals(t.getKey())),
                 drainStartedAt, drained, blocked(a.get(NodeMarks.EVICTION_ATTEMPTS)),
                 "true".equals(labels.get(NodeMarks.NEEDS_UPDATE)),
                 "true".equals(labels.get(NodeMarks.CANDIDATE_FOR_UPDATE)),

@@ -9,6 +9,16 @@ public final class NodeMarks {
     private NodeMarks() {
     }
 
+    /** A node's spec; the API may leave an empty one out, and that must read as empty, not fail. */
+    public static io.fabric8.kubernetes.api.model.NodeSpec spec(io.fabric8.kubernetes.api.model.Node node) {
+        return node.getSpec() == null ? new io.fabric8.kubernetes.api.model.NodeSpec() : node.getSpec();
+    }
+
+    /** A node's taints, empty when it has none. */
+    public static java.util.List<io.fabric8.kubernetes.api.model.Taint> taints(io.fabric8.kubernetes.api.model.Node node) {
+        return spec(node).getTaints() == null ? java.util.List.of() : spec(node).getTaints();
+    }
+
     public static final String PREFIX = "nightshift.dev/";
 
     /** Label: the pool a node belongs to. */

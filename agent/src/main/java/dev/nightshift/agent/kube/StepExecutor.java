@@ -70,7 +70,7 @@ public final class StepExecutor {
             patcher.patch(node, n -> withTaints(n, false));
             return outcome(step, "untainted " + node);
         } else if (step instanceof Step.Cordon) {
-            patcher.patch(node, n -> Boolean.TRUE.equals(n.getSpec().getUnschedulable()) ? Optional.empty()
+            patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
                     : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
             return outcome(step, "cordoned " + node);
         } else if (step instanceof Step.Uncordon) {
@@ -146,7 +146,7 @@ public final class StepExecutor {
     private static Optional<Map<String, Object>> withTaints(Node n, boolean add) {
         List<Map<String, Object>> taints = new ArrayList<>();
         boolean present = false;
-        for (io.fabric8.kubernetes.api.model.Taint t : Optional.ofNullable(n.getSpec().getTaints()).orElse(List.of())) {
+        for (io.fabric8.kubernetes.api.model.Taint t : NodeMarks.taints(n)) {
             if (NodeMarks.UPDATE_TAINT.equals(t.getKey())) {
                 present = true;
                 continue;
@@ -183,7 +183,7 @@ public final class StepExecutor {
         }
         List<Taint> previous = ClusterObserver.taints(annotations.get(NodeMarks.MANAGED_TAINTS));
         List<Map<String, Object>> taints = new ArrayList<>();
-        for (io.fabric8.kubernetes.api.model.Taint t : Optional.ofNullable(n.getSpec().getTaints()).orElse(List.of())) {
+        for (io.fabric8.kubernetes.api.model.Taint t : NodeMarks.taints(n)) {
             boolean ours = previous.stream().anyMatch(p -> p.key().equals(t.getKey()) && p.effect().name().equals(t.getEffect()))
                     || wantedTaints.stream().anyMatch(w -> w.key().equals(t.getKey()) && w.effect().name().equals(t.getEffect()));
             if (!ours) {

@@ -100,6 +100,9 @@ public final class RolloutPlanner {
 
     /** Spec changes wait for {@code specRolloutAllowed}; needs-update marks for {@code selfInitiatedAllowed}. */
     private static boolean windowAllows(MaintenanceState maintenance, PoolView view, ObservedNode node) {
+        if (view.spec().rolloutOutsideWindow() && !maintenance.exclusionActive()) {
+            return true;
+        }
         boolean selfInitiated = node.needsUpdate() && !view.hashOutdated(node) && !view.kubeletOutdated(node);
         return selfInitiated ? maintenance.selfInitiatedAllowed() : maintenance.specRolloutAllowed();
     }

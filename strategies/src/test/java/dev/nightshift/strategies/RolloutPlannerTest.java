@@ -178,6 +178,28 @@ class RolloutPlannerTest {
     }
 
     @Test
+    void anEmergencyPoolRollsOutsideTheWindow() {
+        DesiredCluster emergency = cluster(pool("web", "maxSurge: 1").replace("cluster: c}",
+                "cluster: c, annotations: {nightshift.dev/rollout-outside-window: \"true\"}}"));
+
+        Plan plan = planner.plan(emergency, observed(List.of(outdated(emergency, "web", "web-1")), MaintenanceState.CLOSED,
+                Map.of("web", validated())), T0);
+
+        assertThat(of(plan, Step.CreateMachine.class)).hasSize(1);
+    }
+
+    @Test
+    void anExclusionHoldsEvenAnEmergencyPool() {
+        DesiredCluster emergency = cluster(pool("web", "maxSurge: 1").replace("cluster: c}",
+                "cluster: c, annotations: {nightshift.dev/rollout-outside-window: \"true\"}}"));
+
+        Plan plan = planner.plan(emergency, observed(List.of(outdated(emergency, "web", "web-1")),
+                new MaintenanceState(false, false, true), Map.of("web", validated())), T0);
+
+        assertThat(of(plan, Step.CreateMachine.class)).isEmpty();
+    }
+
+    @Test
     void poolsRollOneAtATimeBastionsFirstThenByName() {
         DesiredCluster three = cluster(pool("b-web", "maxSurge: 1"), pool("a-web", "maxSurge: 1"),
                 pool("jump", "role: bastion"));

@@ -107,7 +107,7 @@ public final class PlanCommand implements Callable<Integer> {
              ClusterObserver observer = new ClusterObserver(client, Agent.NAMESPACE, NODES_ONLY, () -> { })) {
             observer.start();
             Plan plan = new RolloutPlanner().plan(desired, observer.observe(
-                    new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed()), true, pools), now);
+                    new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools), now);
             print(spec.commandLine().getOut(), desired, plan, window);
         }
         return 0;

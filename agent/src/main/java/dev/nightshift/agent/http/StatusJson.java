@@ -38,6 +38,8 @@ public final class StatusJson {
         }
         ArrayNode rejected = root.putArray("rejectedChanges");
         report.ifPresent(r -> r.rejected().forEach(rejected::add));
+        ArrayNode notices = root.putArray("notices");
+        report.ifPresent(r -> r.notices().forEach(notices::add));
         report.map(ReconcileReport::window).ifPresent(w -> window(root.putObject("window"), w));
         ArrayNode pools = root.putArray("pools");
         report.map(r -> r.plan() == null ? Map.<String, PoolReport>of() : r.plan().pools()).orElse(Map.of()).values().stream()

@@ -13,12 +13,15 @@ import dev.nightshift.strategies.plan.Plan;
  *
  * @param revision the commit whose specs were acted on
  * @param rejected why the newest commit was not taken, if it was not
+ * @param notices  what else an operator should know: pools held by the version guard, emergency annotations
  */
 public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
-                              List<StepExecutor.Outcome> outcomes, List<String> rejected, Optional<String> error) {
+                              List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
+                              Optional<String> error) {
 
     public ReconcileReport {
         outcomes = List.copyOf(outcomes);
         rejected = List.copyOf(rejected);
+        notices = List.copyOf(notices);
     }
 }

@@ -125,7 +125,7 @@ public final class Reconciler implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("reconcile failed; trying again shortly", e);
             reports.accept(new ReconcileReport(now, accepted == null ? "" : accepted.commit(), null, null, List.of(), rejected,
-                    Optional.of(e.getClass().getSimpleName() + ": " + e.getMessage())));
+                    List.of(), Optional.of(e.getClass().getSimpleName() + ": " + e.getMessage())));
             next = BUSY_RESYNC;
         }
         schedule(next);
@@ -161,7 +161,7 @@ public final class Reconciler implements AutoCloseable {
         Set<String> pools = new HashSet<>();
         desired.pools().forEach(p -> pools.add(p.name()));
         ObservedCluster observed = observer.observe(
-                new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed()), true, pools);
+                new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools);
         Plan plan = guard(planner.plan(desired, observed, now), desired, observed);
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
@@ -183,9 +183,11 @@ public final class Reconciler implements AutoCloseable {
             }
             writeStatus(statuses, observed);
         }
-        List<String> refusals = new ArrayList<>(rejected);
-        refusals.addAll(guarded);
-        return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, refusals, Optional.empty()));
+        List<String> notices = new ArrayList<>(guarded);
+        desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
+                + ": " + dev.nightshift.spec.model.WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
+                + " maintenance windows (exclusions still apply)"));
+        return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, rejected, notices, Optional.empty()));
     }
 
     /**

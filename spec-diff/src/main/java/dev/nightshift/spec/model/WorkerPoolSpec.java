@@ -43,6 +43,16 @@ public record WorkerPoolSpec(
         taints = List.copyOf(taints);
     }
 
+    /**
+     * Annotation {@code "true"} (set in Git, for a security patch): the pool's pending update may run
+     * outside maintenance windows. Exclusions still win.
+     */
+    public static final String ROLLOUT_OUTSIDE_WINDOW = "nightshift.dev/rollout-outside-window";
+
+    public boolean rolloutOutsideWindow() {
+        return "true".equals(annotations.get(ROLLOUT_OUTSIDE_WINDOW));
+    }
+
     public Optional<String> forceInPlaceToken() {
         return Optional.ofNullable(annotations.get(FORCE_IN_PLACE_UPDATE)).filter(t -> !t.isBlank());
     }

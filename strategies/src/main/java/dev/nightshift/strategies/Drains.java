@@ -15,7 +15,7 @@ final class Drains {
     private Drains() {
     }
 
-    static void start(PoolView view, ObservedNode node, PlanSink sink) {
+    static void start(ObservedNode node, PlanSink sink) {
         sink.add(new Step.Cordon(node.name()));
         sink.add(new Step.Drain(node.name()));
     }

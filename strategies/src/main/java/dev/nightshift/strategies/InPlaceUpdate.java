@@ -93,7 +93,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
             if (!gate.allows(node) || (canary && (busy || started > 0)) || (!free && unavailableRoom <= 0)) {
                 continue;
             }
-            Drains.start(view, node, sink);
+            Drains.start(node, sink);
             started++;
             if (!free) {
                 unavailableRoom--;
@@ -108,7 +108,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
             boolean partnerAvailable = view.surgePartnerOf(node).filter(view::available).isPresent();
             boolean free = view.alreadyDown(node);
             if (partnerAvailable && (free || unavailableRoom > 0)) {
-                Drains.start(view, node, sink);
+                Drains.start(node, sink);
                 if (!free) {
                     unavailableRoom--;
                 }

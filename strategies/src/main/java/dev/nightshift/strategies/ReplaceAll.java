@@ -22,7 +22,7 @@ final class ReplaceAll implements NodeUpdatePlanner {
                             view.desired().rollHash(), view.desired().kubeletHash()));
                 }
             } else if (gate.allows(node)) {
-                Drains.start(view, node, sink);
+                Drains.start(node, sink);
             }
         }
     }

@@ -97,7 +97,7 @@ final class RollingReplacement implements NodeUpdatePlanner {
         if (view.bastion()) {
             delete(view, node, sink);
         } else {
-            Drains.start(view, node, sink);
+            Drains.start(node, sink);
         }
     }
 

@@ -10,6 +10,4 @@ import dev.nightshift.strategies.model.ObservedNode;
 interface StartGate {
 
     boolean allows(ObservedNode node);
-
-    StartGate CLOSED = node -> false;
 }

@@ -194,10 +194,6 @@ public final class Demo implements AutoCloseable {
         return 1;
     }
 
-    public Optional<ReconcileReport> latest() {
-        return Optional.ofNullable(console == null ? null : console.latest());
-    }
-
     public Optional<EmbeddedKubernetes> cluster() {
         return Optional.ofNullable(kube);
     }

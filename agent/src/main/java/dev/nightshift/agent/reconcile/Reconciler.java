@@ -39,7 +39,6 @@ import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.Plan;
-import dev.nightshift.strategies.plan.PoolReport;
 import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -307,11 +306,6 @@ public final class Reconciler implements AutoCloseable {
 
     public Optional<SpecRevision> accepted() {
         return Optional.ofNullable(accepted);
-    }
-
-    /** Reports of the pools from the last reconcile, for callers that only need the plan's view. */
-    public static Map<String, PoolReport> pools(ReconcileReport report) {
-        return report.plan() == null ? Map.of() : report.plan().pools();
     }
 
     /** Lets a reconcile in progress finish its steps (a leader handing over mid-step would leave work half done). */

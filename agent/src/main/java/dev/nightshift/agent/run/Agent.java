@@ -220,10 +220,6 @@ public final class Agent implements AutoCloseable {
         scheduler.pollNow();
     }
 
-    public Optional<ReconcileReport> lastReport() {
-        return Optional.ofNullable(lastReport.get());
-    }
-
     public List<SpecError> specErrors() {
         return poller == null ? List.of() : poller.currentErrors();
     }

@@ -15,6 +15,7 @@ import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.plan.PendingAction;
 import dev.nightshift.strategies.plan.Plan;
 import dev.nightshift.strategies.plan.PoolPhase;
 import dev.nightshift.strategies.plan.PoolReport;
@@ -225,6 +226,8 @@ public final class RolloutPlanner {
         int outdated = 0;
         int current = 0;
         int updating = 0;
+        boolean roll = false;
+        boolean kubelet = false;
         for (ObservedNode n : view.nodes()) {
             if (view.hasLivePartner(n) && !view.available(n)) {
                 continue;
@@ -232,6 +235,8 @@ public final class RolloutPlanner {
             if (PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()) {
                 updating++;
             }
+            roll |= view.outdated(n);
+            kubelet |= view.kubeletOutdated(n);
             if (view.outdated(n) || view.kubeletOutdated(n)) {
                 outdated++;
             } else {
@@ -256,7 +261,9 @@ public final class RolloutPlanner {
             wakeTimes.add(deadline);
         }
         PoolStatus next = status.withProgress(outdated, lastProgress);
-        return new PoolReport(view.desired().name(), phase, view.count(), current, outdated, updating, sink.failed.size(),
+        PendingAction pending = roll ? (view.spec().updateStrategy().inPlace() ? PendingAction.IN_PLACE : PendingAction.ROLL)
+                : kubelet ? PendingAction.KUBELET_RESTART : PendingAction.NONE;
+        return new PoolReport(view.desired().name(), phase, pending, view.count(), current, outdated, updating, sink.failed.size(),
                 view.maxSurge(), view.maxUnavailable(), progressing, progressing ? "" : PROGRESS_DEADLINE_EXCEEDED,
                 adopted, sink.awaitingSelection, sink.blockedDrains, next);
     }

@@ -20,6 +20,7 @@ import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.plan.PendingAction;
 import dev.nightshift.strategies.plan.Plan;
 import dev.nightshift.strategies.plan.PoolPhase;
 import dev.nightshift.strategies.plan.Step;
@@ -333,6 +334,22 @@ class RolloutPlannerTest {
         assertThat(of(plan, Step.RestartKubelet.class)).hasSize(2);
         assertThat(plan.steps()).extracting(Step::getClass).doesNotContain(Step.Cordon.class, Step.Drain.class);
         assertThat(plan.pools().get("web").phase()).isEqualTo(PoolPhase.RESTARTING_KUBELETS);
+        assertThat(plan.pools().get("web").pendingAction()).isEqualTo(PendingAction.KUBELET_RESTART);
+    }
+
+    @Test
+    void thePendingActionSaysWhatOutdatedNodesNeedEvenWhileTheyWait() {
+        DesiredCluster inPlace = cluster(pool("gpu", "updateStrategy: AutoInPlaceUpdate\nmaxUnavailable: 1"));
+        MaintenanceState closed = new MaintenanceState(false, false, false);
+
+        Plan rolling = planner.plan(ROLLING, observed(List.of(outdated(ROLLING, "web", "web-1")), closed, Map.of()), T0);
+        Plan updating = planner.plan(inPlace, observed(List.of(outdated(inPlace, "gpu", "gpu-1")), closed, Map.of()), T0);
+        Plan done = plan(ROLLING, List.of(current(ROLLING, "web", "web-1")), Map.of());
+
+        assertThat(rolling.pools().get("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_WINDOW);
+        assertThat(rolling.pools().get("web").pendingAction()).isEqualTo(PendingAction.ROLL);
+        assertThat(updating.pools().get("gpu").pendingAction()).isEqualTo(PendingAction.IN_PLACE);
+        assertThat(done.pools().get("web").pendingAction()).isEqualTo(PendingAction.NONE);
     }
 
     @Test

@@ -50,7 +50,7 @@ public final class Demo implements AutoCloseable {
     private EmbeddedKubernetes kube;
     private DemoRepository repo;
     private DemoWorkloads workloads;
-    private Agent agent;
+    private volatile Agent agent;
     private DemoConsole console;
 
     public Demo(Options options, PrintStream out) {
@@ -79,8 +79,14 @@ public final class Demo implements AutoCloseable {
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
                 Optional.of(""), Optional.of(POLL), Optional.of("demo"), Optional.of(options.httpPort()),
                 Optional.of(dir.resolve("cache")), Optional.of(false)));
-        agent = new Agent(config, kube.client(), provider, clock, console);
-        agent.start();
+        Agent starting = new Agent(config, kube.client(), provider, clock, console);
+        try {
+            starting.start();
+        } catch (Exception e) {
+            starting.close();
+            throw e;
+        }
+        agent = starting;
         banner(dir, kubeconfig);
         return story();
     }
@@ -97,6 +103,7 @@ public final class Demo implements AutoCloseable {
         out.println("  spec repository  " + repo.bare() + "   (the agent polls it every " + POLL.toSeconds() + "s)");
         out.println("  your clone       " + repo.work() + "   (edit, commit, git push: the agent picks it up)");
         out.println("  status           " + http + "/status");
+        out.println("  metrics          " + http + "/metrics   (Prometheus; dashboard and alerts in grafana/)");
         out.println("  health           " + http + "/healthz   " + http + "/readyz");
         out.println();
     }
@@ -192,6 +199,12 @@ public final class Demo implements AutoCloseable {
             }
         }
         return 1;
+    }
+
+    /** The agent's HTTP port once it runs (with {@code --http-port 0} it is chosen then). */
+    public Optional<Integer> httpPort() {
+        Agent running = agent;
+        return running == null ? Optional.empty() : Optional.of(running.httpPort());
     }
 
     public Optional<EmbeddedKubernetes> cluster() {

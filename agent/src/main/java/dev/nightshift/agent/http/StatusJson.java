@@ -43,7 +43,8 @@ public final class StatusJson {
         report.map(ReconcileReport::window).ifPresent(w -> window(root.putObject("window"), w));
         ArrayNode pools = root.putArray("pools");
         report.map(r -> r.plan() == null ? Map.<String, PoolReport>of() : r.plan().pools()).orElse(Map.of()).values().stream()
-                .sorted(java.util.Comparator.comparing(PoolReport::pool)).forEach(p -> pool(pools.addObject(), p));
+                .sorted(java.util.Comparator.comparing(PoolReport::pool))
+                .forEach(p -> pool(pools.addObject(), p, report.get().overdue().getOrDefault(p.pool(), 0)));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
         return root.toPrettyString();
@@ -62,14 +63,16 @@ public final class StatusJson {
         });
     }
 
-    private static void pool(ObjectNode o, PoolReport p) {
+    private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
+        o.put("pendingAction", p.pendingAction().name());
         o.put("nodes", p.count());
         o.put("current", p.current());
         o.put("outdated", p.outdated());
         o.put("updating", p.updating());
         o.put("failed", p.failed());
+        o.put("outdatedPastWindow", outdatedPastWindow);
         o.put("progress", p.progress());
         o.put("maxSurge", p.resolvedMaxSurge());
         o.put("maxUnavailable", p.resolvedMaxUnavailable());

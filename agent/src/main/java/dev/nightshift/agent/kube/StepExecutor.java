@@ -33,8 +33,17 @@ public final class StepExecutor {
     private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** What executing one step did, for logs, the demo's screen and /status. */
-    public record Outcome(Step step, String summary) {
+    /** What executing one step did, for logs, the demo's screen, /status and metrics. */
+    public record Outcome(Step step, String summary, Evictions evictions) {
+
+        public Outcome(Step step, String summary) {
+            this(step, summary, Evictions.NONE);
+        }
+    }
+
+    /** Eviction requests of one drain pass by answer: evicted (or already gone), refused by a budget, failed otherwise. */
+    public record Evictions(int evicted, int blocked, int failed) {
+        public static final Evictions NONE = new Evictions(0, 0, 0);
     }
 
     private final KubernetesClient client;
@@ -217,6 +226,7 @@ public final class StepExecutor {
         }
         Map<String, Map<String, Object>> attempts = attempts(annotation(current.get(), NodeMarks.EVICTION_ATTEMPTS));
         int evicted = 0;
+        int failed = 0;
         List<String> blocked = new ArrayList<>();
         for (Pod pod : observer.evictablePods(node)) {
             if (pod.getMetadata().getDeletionTimestamp() != null) {
@@ -238,6 +248,7 @@ public final class StepExecutor {
                             + "/" + name + " refused by PodDisruptionBudget " + b.budget() + " (attempt " + count + ")");
                 }
             } else if (result instanceof EvictionResult.Retry r) {
+                failed++;
                 LOG.info("eviction of {} on {} will be retried: {} {}", name, node, r.status(), r.message());
             }
         }
@@ -246,7 +257,8 @@ public final class StepExecutor {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        return outcome(step, "draining " + node + ": " + evicted + " pod(s) evicted" + (blocked.isEmpty() ? "" : ", blocked: " + blocked));
+        return Optional.of(new Outcome(step, "draining " + node + ": " + evicted + " pod(s) evicted"
+                + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evicted, blocked.size(), failed)));
     }
 
     private static Map<String, Map<String, Object>> attempts(String json) {

@@ -1,7 +1,9 @@
 package dev.nightshift.agent.reconcile;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import dev.nightshift.agent.kube.StepExecutor;
@@ -14,14 +16,28 @@ import dev.nightshift.strategies.plan.Plan;
  * @param revision the commit whose specs were acted on
  * @param rejected why the newest commit was not taken, if it was not
  * @param notices  what else an operator should know: pools held by the version guard, emergency annotations
+ * @param overdue  per pool, outdated nodes whose change was taken before the latest window ended: they missed it
+ * @param updates  node updates that finished in this reconcile
+ * @param drains   drains that finished in this reconcile
+ * @param took     how long the reconcile ran
  */
 public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
                               List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
-                              Optional<String> error) {
+                              Map<String, Integer> overdue, List<NodeUpdate> updates, List<FinishedDrain> drains,
+                              Duration took, Optional<String> error) {
 
     public ReconcileReport {
         outcomes = List.copyOf(outcomes);
         rejected = List.copyOf(rejected);
         notices = List.copyOf(notices);
+        overdue = Map.copyOf(overdue);
+        updates = List.copyOf(updates);
+        drains = List.copyOf(drains);
+    }
+
+    /** A reconcile that failed before it could plan. */
+    public static ReconcileReport failed(Instant at, String revision, List<String> rejected, Duration took, String error) {
+        return new ReconcileReport(at, revision, null, null, List.of(), rejected, List.of(), Map.of(), List.of(), List.of(), took,
+                Optional.of(error));
     }
 }

@@ -77,6 +77,9 @@ public final class Reconciler implements AutoCloseable {
     private ScheduledFuture<?> wake;
     private volatile SpecRevision offered;
     private SpecRevision accepted;
+    /** Since when each pool has had outdated nodes without a break. */
+    private final Map<String, Instant> outdatedSince = new HashMap<>();
+    private final NodeUpdateTracker tracker = new NodeUpdateTracker();
     private List<String> rejected = List.of();
     private List<String> guarded = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
@@ -123,8 +126,8 @@ public final class Reconciler implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             LOG.error("reconcile failed; trying again shortly", e);
-            reports.accept(new ReconcileReport(now, accepted == null ? "" : accepted.commit(), null, null, List.of(), rejected,
-                    List.of(), Optional.of(e.getClass().getSimpleName() + ": " + e.getMessage())));
+            reports.accept(ReconcileReport.failed(now, accepted == null ? "" : accepted.commit(), rejected,
+                    Duration.between(now, clock.instant()), e.getClass().getSimpleName() + ": " + e.getMessage()));
             next = BUSY_RESYNC;
         }
         schedule(next);
@@ -163,6 +166,7 @@ public final class Reconciler implements AutoCloseable {
                 new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools);
         Plan plan = guard(planner.plan(desired, observed, now), desired, observed);
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
+        List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
         plan.pools().forEach((pool, report) -> statuses.put(pool, report.status()));
         if (!settings.dryRun()) {
@@ -179,14 +183,43 @@ public final class Reconciler implements AutoCloseable {
                     outcomes.add(o);
                     LOG.info("{}", o.summary());
                 });
+                executed.add(step);
             }
             writeStatus(statuses, observed);
         }
+        NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed, now);
         List<String> notices = new ArrayList<>(guarded);
         desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
                 + ": " + dev.nightshift.spec.model.WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
                 + " maintenance windows (exclusions still apply)"));
-        return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, rejected, notices, Optional.empty()));
+        return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, rejected, notices,
+                overdue(plan, calendar, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
+                Optional.empty()));
+    }
+
+    /**
+     * Outdated nodes of pools that had outdated nodes already when the latest window ended: that
+     * window passed without finishing them. The agent keeps since when each pool has been outdated
+     * in memory, so after a restart it counts from then: late, never early.
+     */
+    private Map<String, Integer> overdue(Plan plan, MaintenanceCalendar calendar, Instant now) {
+        outdatedSince.keySet().retainAll(plan.pools().keySet());
+        plan.pools().forEach((pool, report) -> {
+            if (report.outdated() == 0) {
+                outdatedSince.remove(pool);
+            } else {
+                outdatedSince.putIfAbsent(pool, now);
+            }
+        });
+        if (outdatedSince.isEmpty()) {
+            return Map.of();
+        }
+        Optional<Instant> lastClose = calendar.lastClose(now);
+        Map<String, Integer> overdue = new HashMap<>();
+        plan.pools().forEach((pool, report) -> overdue.put(pool,
+                lastClose.isPresent() && outdatedSince.containsKey(pool) && outdatedSince.get(pool).isBefore(lastClose.get())
+                        ? report.outdated() : 0));
+        return overdue;
     }
 
     /**

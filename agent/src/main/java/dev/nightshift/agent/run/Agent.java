@@ -3,6 +3,7 @@ package dev.nightshift.agent.run;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -18,18 +19,22 @@ import dev.nightshift.agent.git.GitCredentials;
 import dev.nightshift.agent.git.GitSource;
 import dev.nightshift.agent.git.GitSourceConfig;
 import dev.nightshift.agent.git.GitSourceException;
+import dev.nightshift.agent.git.PollResult;
 import dev.nightshift.agent.git.Secret;
 import dev.nightshift.agent.git.SpecListener;
 import dev.nightshift.agent.git.SpecPoller;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.http.AgentHttpServer;
 import dev.nightshift.agent.http.GitWebhookHandler;
+import dev.nightshift.agent.http.MetricsHandler;
 import dev.nightshift.agent.http.StatusJson;
 import dev.nightshift.agent.http.TextHandler;
 import dev.nightshift.agent.http.WebhookVerifier;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.metrics.AgentMetrics;
+import dev.nightshift.agent.metrics.ApiErrorInterceptor;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.reconcile.Reconciler;
@@ -42,6 +47,7 @@ import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.Maintenance;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 
@@ -55,7 +61,10 @@ public final class Agent implements AutoCloseable {
     public static final String NAMESPACE = "nightshift-system";
 
     private final AgentConfig config;
-    private final KubernetesClient client;
+    /** The caller's client: only its configuration is used, for a client of our own that counts API errors. */
+    private final KubernetesClient given;
+    private final AgentMetrics metrics;
+    private KubernetesClient client;
     private final MachineProvider provider;
     private final Clock clock;
     private final Consumer<ReconcileReport> reportListener;
@@ -75,7 +84,8 @@ public final class Agent implements AutoCloseable {
     public Agent(AgentConfig config, KubernetesClient client, MachineProvider provider, Clock clock,
                  Consumer<ReconcileReport> reportListener) {
         this.config = config;
-        this.client = client;
+        this.given = client;
+        this.metrics = new AgentMetrics(Optional.ofNullable(Agent.class.getPackage().getImplementationVersion()).orElse("development"));
         this.provider = provider;
         this.clock = clock;
         this.reportListener = reportListener;
@@ -85,6 +95,9 @@ public final class Agent implements AutoCloseable {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
         source = new GitSource(new GitSourceConfig(config.gitUrl().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
                 config.gitRef(), config.gitPath(), credentials(), config.cacheDir()));
+        client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
+                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", new ApiErrorInterceptor(metrics)))
+                .build();
         observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile);
         observer.start();
         evictor = new Evictor(client.getConfiguration());
@@ -94,6 +107,7 @@ public final class Agent implements AutoCloseable {
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
             @Override
             public void onSpec(SpecRevision revision) {
+                metrics.specLoaded(0);
                 latestCommit.set(revision.commit());
                 lastPollError.set(null);
                 reconciler.offer(revision);
@@ -102,6 +116,7 @@ public final class Agent implements AutoCloseable {
 
             @Override
             public void onInvalidSpec(String commit, List<SpecError> errors) {
+                metrics.specLoaded(errors.size());
                 latestCommit.set(commit);
                 lastPollError.set(null);
                 invalidSpecEvent(commit, errors);
@@ -117,10 +132,11 @@ public final class Agent implements AutoCloseable {
         http.handle("/healthz", new TextHandler(() -> new TextHandler.Response(200, "text/plain", "ok\n")));
         http.handle("/readyz", new TextHandler(this::readiness));
         http.handle("/status", new TextHandler(() -> new TextHandler.Response(200, "application/json", status())));
+        http.handle("/metrics", new MetricsHandler(metrics));
         webhookSecret().ifPresent(secret -> http.handle("/hooks/git",
                 new GitWebhookHandler(new WebhookVerifier(secret), scheduler::pollNow)));
         http.start();
-        scheduler.schedulePolling(config.pollInterval(), 0.1, poller::poll);
+        scheduler.schedulePolling(config.pollInterval(), 0.1, this::poll);
         LOG.info("agent started for cluster {} from {}; HTTP on port {}", cluster, source, http.port());
     }
 
@@ -168,6 +184,13 @@ public final class Agent implements AutoCloseable {
         });
     }
 
+    private void poll() {
+        Instant start = clock.instant();
+        PollResult result = poller.poll();
+        Instant end = clock.instant();
+        metrics.polled(result, Duration.between(start, end), end);
+    }
+
     private void requestReconcile() {
         if (reconciler != null) {
             reconciler.request();
@@ -175,6 +198,7 @@ public final class Agent implements AutoCloseable {
     }
 
     private void onReport(ReconcileReport report) {
+        metrics.reconciled(report);
         lastReport.set(report);
         reportListener.accept(report);
     }
@@ -226,7 +250,7 @@ public final class Agent implements AutoCloseable {
 
     @Override
     public void close() {
-        for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, source}) {
+        for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, source, client, metrics}) {
             if (c != null) {
                 try {
                     c.close();

@@ -35,6 +35,9 @@ public final class MaintenanceCalendar {
     /** How far back windows are generated, so that one open at the asked instant shows its real opening. */
     static final Duration LOOKBACK = Duration.ofDays(2);
 
+    /** How far back {@link #lastClose} looks: a monthly window is still found. */
+    static final Duration PAST = Duration.ofDays(32);
+
     private final Optional<Maintenance> maintenance;
     private final List<CronSource> crons;
 
@@ -86,6 +89,18 @@ public final class MaintenanceCalendar {
     private Optional<Maintenance.Exclusion> exclusionAt(Instant now) {
         return maintenance.flatMap(m -> m.exclusions().stream()
                 .filter(e -> !now.isBefore(e.start()) && now.isBefore(e.end())).findFirst());
+    }
+
+    /**
+     * When the latest window that has ended closed, at most {@link #PAST} ago, exclusions cut out;
+     * empty when always open. Nodes still outdated from a change made before it missed that window.
+     */
+    public Optional<Instant> lastClose(Instant now) {
+        if (alwaysOpen()) {
+            return Optional.empty();
+        }
+        return merge(cut(rawWindows(now.minus(PAST), now))).stream().map(Window::close).filter(c -> !c.isAfter(now))
+                .max(Comparator.naturalOrder());
     }
 
     /**

@@ -28,6 +28,11 @@ public final class GitWork {
         return w;
     }
 
+    /** A clone that exists already, such as the demo's. */
+    public static GitWork open(Path work) {
+        return new GitWork(work);
+    }
+
     public void write(String path, String content) throws IOException {
         Path file = dir.resolve(path);
         Files.createDirectories(file.getParent());

@@ -207,4 +207,19 @@ class MaintenanceCalendarTest {
         assertThat(c.windows(t("2026-06-01T00:00:00Z"), 1)).isEmpty();
         assertThat(c.state(t("2026-06-01T00:00:00Z")).next()).isEmpty();
     }
+
+    @Test
+    void theLastCloseIsTheEndOfTheLatestWindowThatHasEndedAfterExclusions() {
+        MaintenanceCalendar daily = calendar("timeWindow: {begin: \"220000+0100\", end: \"060000+0100\"}");
+        MaintenanceCalendar cut = calendar("""
+                timeWindow: {begin: "220000+0000", end: "060000+0000"}
+                exclusions: [{start: "2026-11-21T03:00:00Z", end: "2026-11-21T12:00:00Z", reason: freeze}]
+                """);
+
+        assertThat(daily.lastClose(t("2026-11-21T12:00:00Z"))).contains(t("2026-11-21T05:00:00Z"));
+        assertThat(daily.lastClose(t("2026-11-21T05:00:00Z"))).as("a window closing now has ended").contains(t("2026-11-21T05:00:00Z"));
+        assertThat(daily.lastClose(t("2026-11-21T04:59:59Z"))).as("inside a window, the one before").contains(t("2026-11-20T05:00:00Z"));
+        assertThat(cut.lastClose(t("2026-11-21T12:00:00Z"))).as("the exclusion ended the window early").contains(t("2026-11-21T03:00:00Z"));
+        assertThat(calendar("").lastClose(t("2026-11-21T12:00:00Z"))).isEmpty();
+    }
 }

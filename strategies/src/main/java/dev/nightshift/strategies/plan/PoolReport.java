@@ -9,11 +9,13 @@ import dev.nightshift.strategies.model.PoolStatus;
  * What the planner found for one pool: counts, limits, conditions, and the status record the agent
  * writes back so that the next plan resumes every counter.
  *
+ * @param pendingAction what the outdated nodes need, also while the update waits
  * @param progressing false with reason ProgressDeadlineExceeded when no node finished for progressDeadlineSeconds
  */
 public record PoolReport(
         String pool,
         PoolPhase phase,
+        PendingAction pendingAction,
         int count,
         int current,
         int outdated,

@@ -1,0 +1,288 @@
+package dev.nightshift.agent.metrics;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.nightshift.agent.git.PollResult;
+import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.reconcile.FinishedDrain;
+import dev.nightshift.agent.reconcile.NodeUpdate;
+import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.window.Window;
+import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.strategies.plan.PendingAction;
+import dev.nightshift.strategies.plan.PoolPhase;
+import dev.nightshift.strategies.plan.PoolReport;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+/**
+ * Everything the agent exports at {@code /metrics}, fed from what the agent already produces (poll
+ * results, reconcile reports, API answers) so that the numbers are the ones the agent acted on.
+ * Meter names are dotted with base units; the Prometheus registry adds {@code _seconds} and
+ * {@code _total}. The only label with unbounded values is {@code revision} on the one {@code _info}
+ * gauge; pools are bounded by the spec.
+ */
+public final class AgentMetrics implements AutoCloseable {
+
+    /** Node updates run from seconds (demo, kubelet restarts) to an hour (large machines). */
+    private static final Duration[] UPDATE_BUCKETS = durations(1, 2, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600);
+    private static final Duration[] DRAIN_BUCKETS = durations(1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600);
+    private static final List<String> NODE_STATES = List.of("current", "outdated", "updating", "failed");
+    /** The Kubernetes verbs, so that every error counter exists (at 0) from the start. */
+    public static final List<String> VERBS = List.of("get", "list", "watch", "create", "update", "patch", "delete");
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+
+    private final Timer.Builder pollTimer = Timer.builder("nightshift.git.poll.duration")
+            .description("Time of one Git poll, from the head check to the specs handed on");
+    private final AtomicLong lastSyncMillis = new AtomicLong(-1);
+    private final AtomicReference<Optional<String>> revision = new AtomicReference<>(Optional.empty());
+    private final MultiGauge revisionInfo;
+    private final AtomicLong specValid = new AtomicLong(1);
+    private final AtomicLong specErrors = new AtomicLong();
+
+    private final AtomicReference<Optional<WindowState>> window = new AtomicReference<>(Optional.empty());
+
+    private final MultiGauge poolNodes;
+    private final MultiGauge pendingAction;
+    private final MultiGauge phase;
+    private final MultiGauge rolloutInProgress;
+    private final MultiGauge progressRatio;
+    private final MultiGauge deadlineExceeded;
+    private final MultiGauge overdue;
+    private final MultiGauge blockedDrains;
+
+    public AgentMetrics(String version) {
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+
+        Gauge.builder("nightshift.build.info", () -> 1).description("The running agent's version")
+                .tag("version", version).register(registry);
+        for (PollResult result : PollResult.values()) {
+            Counter.builder("nightshift.git.polls").description("Git polls by result").tag("result", label(result))
+                    .register(registry);
+            pollTimer.tag("result", label(result)).register(registry);
+        }
+        for (String verb : VERBS) {
+            apiErrors(verb);
+        }
+        for (String result : List.of("ok", "blocked_by_pdb", "error")) {
+            evictions(result, 0);
+        }
+        Gauge.builder("nightshift.git.last.sync.timestamp", lastSyncMillis, m -> m.get() < 0 ? Double.NaN : m.get() / 1000.0)
+                .description("When a poll last reached the repository (whether or not the head moved), Unix time")
+                .baseUnit("seconds").register(registry);
+        revisionInfo = MultiGauge.builder("nightshift.git.revision.info")
+                .description("The commit whose specs the agent acts on, as the revision label").register(registry);
+        Gauge.builder("nightshift.spec.valid", specValid, AtomicLong::get)
+                .description("1 when the newest commit's specs loaded and validated, 0 when it was refused").register(registry);
+        Gauge.builder("nightshift.spec.errors", specErrors, AtomicLong::get)
+                .description("Errors in the newest commit's specs; 0 when it is valid").register(registry);
+
+        Gauge.builder("nightshift.window.open", window, w -> flag(w.get().map(WindowState::open)))
+                .description("1 inside a maintenance window (or when none is configured) and outside exclusions").register(registry);
+        Gauge.builder("nightshift.window.always.open", window, w -> flag(w.get().map(WindowState::alwaysOpen)))
+                .description("1 when the cluster configures no maintenance window: maintenance may happen at any time").register(registry);
+        Gauge.builder("nightshift.window.exclusion.active", window, w -> flag(w.get().map(s -> s.exclusion().isPresent())))
+                .description("1 while an exclusion blocks every disruptive action").register(registry);
+        Gauge.builder("nightshift.window.next.open.timestamp", window,
+                        w -> seconds(w.get().flatMap(WindowState::next).map(Window::open)))
+                .description("When the next window opens, Unix time; NaN when none is ahead").baseUnit("seconds").register(registry);
+        Gauge.builder("nightshift.window.next.close.timestamp", window,
+                        w -> seconds(w.get().flatMap(s -> s.current().or(s::next)).map(Window::close)))
+                .description("When the current window closes, or else the next one; Unix time; NaN when none")
+                .baseUnit("seconds").register(registry);
+
+        poolNodes = MultiGauge.builder("nightshift.pool.nodes").description("Nodes of the pool by state").register(registry);
+        pendingAction = MultiGauge.builder("nightshift.pool.pending.action")
+                .description("1 for what the pool's outdated nodes need (none, roll, in_place, kubelet_restart), 0 for the others")
+                .register(registry);
+        phase = MultiGauge.builder("nightshift.pool.phase").description("1 for the pool's update phase, 0 for the others")
+                .register(registry);
+        rolloutInProgress = MultiGauge.builder("nightshift.pool.rollout.in.progress")
+                .description("1 while nodes of the pool are being replaced, updated or restarted").register(registry);
+        progressRatio = MultiGauge.builder("nightshift.pool.rollout.progress.ratio")
+                .description("Share of the pool's nodes that run the desired spec, 0 to 1").register(registry);
+        deadlineExceeded = MultiGauge.builder("nightshift.pool.progress.deadline.exceeded")
+                .description("1 when no node of the pool finished its update for progressDeadlineSeconds").register(registry);
+        overdue = MultiGauge.builder("nightshift.pool.outdated.past.window.nodes")
+                .description("Outdated nodes of pools that were outdated already when the latest maintenance window ended")
+                .register(registry);
+        blockedDrains = MultiGauge.builder("nightshift.pool.blocked.drains")
+                .description("Nodes whose drain is held by a PodDisruptionBudget").register(registry);
+    }
+
+    private static Duration[] durations(long... seconds) {
+        Duration[] d = new Duration[seconds.length];
+        for (int i = 0; i < seconds.length; i++) {
+            d[i] = Duration.ofSeconds(seconds[i]);
+        }
+        return d;
+    }
+
+    private static String label(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT);
+    }
+
+    private static double flag(Optional<Boolean> b) {
+        return b.map(v -> v ? 1.0 : 0.0).orElse(0.0);
+    }
+
+    private static double seconds(Optional<Instant> t) {
+        return t.map(i -> i.toEpochMilli() / 1000.0).orElse(Double.NaN);
+    }
+
+    /** One poll ended; any result but a failure means the repository was reached. */
+    public void polled(PollResult result, Duration took, Instant at) {
+        registry.counter("nightshift.git.polls", "result", label(result)).increment();
+        pollTimer.tag("result", label(result)).register(registry).record(took);
+        if (result != PollResult.FAILED) {
+            lastSyncMillis.set(at.toEpochMilli());
+        }
+    }
+
+    /** The newest commit's specs: valid (handed on) or refused with this many errors. */
+    public void specLoaded(int errors) {
+        specValid.set(errors == 0 ? 1 : 0);
+        specErrors.set(errors);
+    }
+
+    /** The commit the agent acts on changed. */
+    public void actingOn(String commit) {
+        if (!revision.getAndSet(Optional.of(commit)).equals(Optional.of(commit))) {
+            revisionInfo.register(List.of(MultiGauge.Row.of(Tags.of("revision", commit), 1)), true);
+        }
+    }
+
+    /** A Kubernetes API request that failed: no answer, refused credentials or permissions, or a server error. */
+    public void apiError(String verb) {
+        apiErrors(verb).increment();
+    }
+
+    private Counter apiErrors(String verb) {
+        return Counter.builder("nightshift.kubernetes.api.errors")
+                .description("Kubernetes API requests that failed (no answer, 401, 403, 5xx), by verb").tag("verb", verb)
+                .register(registry);
+    }
+
+    /** What one reconcile saw and did. */
+    public void reconciled(ReconcileReport report) {
+        Timer.builder("nightshift.reconcile.duration").description("Time of one reconcile: observe, plan, execute, write status")
+                .tag("result", report.error().isPresent() ? "error" : "ok").register(registry).record(report.took());
+        if (report.error().isPresent()) {
+            return;
+        }
+        actingOn(report.revision());
+        window.set(Optional.ofNullable(report.window()));
+        for (StepExecutor.Outcome o : report.outcomes()) {
+            evictions("ok", o.evictions().evicted());
+            evictions("blocked_by_pdb", o.evictions().blocked());
+            evictions("error", o.evictions().failed());
+        }
+        for (NodeUpdate u : report.updates()) {
+            registry.counter("nightshift.node.updates", "pool", u.pool(), "kind", u.kind().label(),
+                    "result", u.succeeded() ? "success" : "failure").increment();
+            Timer.builder("nightshift.node.update.duration")
+                    .description("Time from a node's first update step to its end (see the README for where each kind starts and ends)")
+                    .tags("pool", u.pool(), "kind", u.kind().label()).serviceLevelObjectives(UPDATE_BUCKETS)
+                    .register(registry).record(u.took());
+        }
+        for (FinishedDrain d : report.drains()) {
+            Timer.builder("nightshift.drain.duration").description("Time from a drain's start until the node was handed on")
+                    .tag("pool", d.pool()).serviceLevelObjectives(DRAIN_BUCKETS).register(registry).record(d.took());
+        }
+        if (report.plan() != null) {
+            pools(report);
+        }
+    }
+
+    private void evictions(String result, int count) {
+        Counter c = Counter.builder("nightshift.evictions").description("Eviction requests by answer").tag("result", result)
+                .register(registry);
+        if (count > 0) {
+            c.increment(count);
+        }
+    }
+
+    private void pools(ReconcileReport report) {
+        List<MultiGauge.Row<?>> nodes = new ArrayList<>();
+        List<MultiGauge.Row<?>> actions = new ArrayList<>();
+        List<MultiGauge.Row<?>> phases = new ArrayList<>();
+        List<MultiGauge.Row<?>> inProgress = new ArrayList<>();
+        List<MultiGauge.Row<?>> ratio = new ArrayList<>();
+        List<MultiGauge.Row<?>> deadline = new ArrayList<>();
+        List<MultiGauge.Row<?>> late = new ArrayList<>();
+        List<MultiGauge.Row<?>> blocked = new ArrayList<>();
+        for (PoolReport p : report.plan().pools().values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList()) {
+            Tags pool = Tags.of("pool", p.pool());
+            int[] counts = {p.current(), p.outdated(), p.updating(), p.failed()};
+            for (int i = 0; i < NODE_STATES.size(); i++) {
+                nodes.add(MultiGauge.Row.of(pool.and("state", NODE_STATES.get(i)), counts[i]));
+            }
+            for (PendingAction a : PendingAction.values()) {
+                actions.add(MultiGauge.Row.of(pool.and("action", label(a)), a == p.pendingAction() ? 1 : 0));
+            }
+            for (PoolPhase ph : PoolPhase.values()) {
+                phases.add(MultiGauge.Row.of(pool.and("phase", label(ph)), ph == p.phase() ? 1 : 0));
+            }
+            boolean moving = p.updating() > 0 || p.phase() == PoolPhase.UPDATING || p.phase() == PoolPhase.RESTARTING_KUBELETS;
+            inProgress.add(MultiGauge.Row.of(pool, moving ? 1 : 0));
+            ratio.add(MultiGauge.Row.of(pool, p.progress()));
+            deadline.add(MultiGauge.Row.of(pool, p.progressing() ? 0 : 1));
+            late.add(MultiGauge.Row.of(pool, report.overdue().getOrDefault(p.pool(), 0)));
+            blocked.add(MultiGauge.Row.of(pool, p.blockedDrains().stream().map(PoolReport.BlockedDrain::node).distinct().count()));
+        }
+        poolNodes.register(nodes, true);
+        pendingAction.register(actions, true);
+        phase.register(phases, true);
+        rolloutInProgress.register(inProgress, true);
+        progressRatio.register(ratio, true);
+        deadlineExceeded.register(deadline, true);
+        overdue.register(late, true);
+        blockedDrains.register(blocked, true);
+    }
+
+    /** The exposition for an {@code Accept} header: OpenMetrics when asked for, else the Prometheus text format. */
+    public Exposition scrape(String accept) {
+        String contentType = accept != null && accept.contains("application/openmetrics-text")
+                ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                : "text/plain; version=0.0.4; charset=utf-8";
+        return new Exposition(contentType, registry.scrape(contentType));
+    }
+
+    /** A scrape's body and its content type. */
+    public record Exposition(String contentType, String body) {
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.nightshift.agent.reconcile;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.plan.Step;
+
+/**
+ * Tells which node updates and drains finished, from what the cluster shows and the steps carried
+ * out, so that durations come from the timestamps the agent writes on nodes and survive a restart.
+ *
+ * <ul>
+ *   <li>roll: ends when the outdated node's machine is deleted; starts at the creation of its surge
+ *       machine, else at its drain start. A surge machine deleted without ever becoming Ready is a
+ *       failed roll.</li>
+ *   <li>in place: ends when the node carries a new roll hash (success) or is marked failed; starts at
+ *       the in-place start written on the node.</li>
+ *   <li>kubelet restart: ends when the node carries the new kubelet hash; starts at the restart time
+ *       written on the node.</li>
+ * </ul>
+ * In-place and kubelet updates are seen as changes between two observations, so the first reconcile
+ * after a start only takes a baseline.
+ */
+final class NodeUpdateTracker {
+
+    /** What finished in one reconcile. */
+    record Finished(List<NodeUpdate> updates, List<FinishedDrain> drains) {
+    }
+
+    private Map<String, ObservedNode> previous = Map.of();
+
+    /**
+     * @param observed what this reconcile planned from
+     * @param executed the steps carried out, in order
+     */
+    Finished track(DesiredCluster desired, ObservedCluster observed, List<Step> executed, Instant now) {
+        Map<String, ObservedNode> byName = new HashMap<>();
+        observed.nodes().forEach(n -> byName.put(n.name(), n));
+        List<NodeUpdate> updates = new ArrayList<>();
+        List<FinishedDrain> drains = new ArrayList<>();
+        for (ObservedNode n : observed.nodes()) {
+            ObservedNode before = previous.get(n.name());
+            if (before == null) {
+                continue;
+            }
+            if (before.inPlaceStartedAt().isPresent() && !before.inPlaceFailed()) {
+                if (n.inPlaceFailed()) {
+                    updates.add(update(n, NodeUpdate.Kind.IN_PLACE, false, before.inPlaceStartedAt().get(), now));
+                } else if (!n.rollHash().equals(before.rollHash())) {
+                    updates.add(update(n, NodeUpdate.Kind.IN_PLACE, true, before.inPlaceStartedAt().get(), now));
+                }
+            } else if (before.kubeletRestartAt().isPresent() && !n.kubeletHash().equals(before.kubeletHash())) {
+                updates.add(update(n, NodeUpdate.Kind.KUBELET_RESTART, true, before.kubeletRestartAt().get(), now));
+            }
+        }
+        for (Step step : executed) {
+            ObservedNode n = byName.get(step.target());
+            if (n == null) {
+                continue;
+            }
+            if (step instanceof Step.DeleteMachine) {
+                if (outdated(desired, n)) {
+                    Optional<Instant> surge = observed.nodes().stream().filter(s -> s.surgeFor().filter(n.name()::equals).isPresent())
+                            .map(ObservedNode::createdAt).flatMap(Optional::stream).findFirst();
+                    updates.add(update(n, NodeUpdate.Kind.ROLL, true, surge.or(n::drainStartedAt).orElse(now), now));
+                } else if (n.surgeFor().isPresent() && n.readySince().isEmpty()) {
+                    updates.add(update(n, NodeUpdate.Kind.ROLL, false, n.createdAt().orElse(now), now));
+                }
+            }
+            if ((step instanceof Step.DeleteMachine || (step instanceof Step.UpdateInPlace && n.inPlaceStartedAt().isEmpty()))
+                    && n.drainStartedAt().isPresent()) {
+                drains.add(new FinishedDrain(n.pool(), n.name(), nonNegative(Duration.between(n.drainStartedAt().get(), now))));
+            }
+        }
+        previous = byName;
+        return new Finished(updates, drains);
+    }
+
+    private static boolean outdated(DesiredCluster desired, ObservedNode n) {
+        Optional<DesiredPool> pool = desired.pools().stream().filter(p -> p.name().equals(n.pool())).findFirst();
+        return n.needsUpdate() || pool.map(p -> n.rollHash().map(h -> !h.value().equals(p.rollHash().value())).orElse(false))
+                .orElse(false);
+    }
+
+    private static NodeUpdate update(ObservedNode n, NodeUpdate.Kind kind, boolean succeeded, Instant start, Instant now) {
+        return new NodeUpdate(n.pool(), n.name(), kind, succeeded, nonNegative(Duration.between(start, now)));
+    }
+
+    private static Duration nonNegative(Duration d) {
+        return d.isNegative() ? Duration.ZERO : d;
+    }
+}

@@ -84,7 +84,7 @@ public final class Agent implements AutoCloseable {
     public void start() throws Exception {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
         source = new GitSource(new GitSourceConfig(config.gitUrl().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
-                config.gitRef(), config.gitPath(), credentials(), config.cacheDir()));
+                config.gitRef(), config.gitPath(), credentials(), config.cacheDir(), config.gitCaFile()));
         observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile);
         observer.start();
         evictor = new Evictor(client.getConfiguration());

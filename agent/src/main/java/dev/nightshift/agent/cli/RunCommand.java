@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.config.AgentConfigLoader;
+import dev.nightshift.agent.git.CaFile;
 import dev.nightshift.agent.provider.SimulatedMachineProvider;
 import dev.nightshift.agent.run.Agent;
 import dev.nightshift.spec.model.DurationText;
@@ -47,6 +48,10 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--path", paramLabel = "DIR", description = "Spec directory inside the repository.")
     private String path;
+
+    @Option(names = "--git-ca-file", paramLabel = "FILE",
+            description = "PEM file of the CA certificates trusted for an https:// repository, instead of the JDK's default CAs.")
+    private Path gitCaFile;
 
     @Option(names = "--cluster", paramLabel = "NAME", description = "The Cluster this agent manages.")
     private String cluster;
@@ -85,9 +90,15 @@ public final class RunCommand implements Callable<Integer> {
         }
         config = config.with(new AgentConfig.Overrides(Optional.ofNullable(repo), Optional.ofNullable(ref), Optional.ofNullable(path),
                 interval, Optional.ofNullable(cluster), Optional.ofNullable(httpPort), Optional.ofNullable(cacheDir),
-                Optional.ofNullable(dryRun)));
+                Optional.ofNullable(dryRun), Optional.ofNullable(gitCaFile)));
         if (config.gitUrl().isEmpty() || config.cluster().isEmpty()) {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
+            return Main.EXIT_USAGE;
+        }
+        try {
+            config.gitCaFile().ifPresent(CaFile::certificates);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println(e.getMessage());
             return Main.EXIT_USAGE;
         }
         if (!provider.equals("simulated")) {

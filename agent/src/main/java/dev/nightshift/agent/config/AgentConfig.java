@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param gitPath    the spec directory inside the repository
  * @param gitUser    for HTTPS
  * @param tokenFile  for HTTPS; or {@code tokenEnv}
+ * @param gitCaFile  for HTTPS: PEM CA certificates trusted instead of the JDK's default CAs
  * @param cacheDir   the local bare copy of the repository
  */
 public record AgentConfig(
@@ -25,6 +26,7 @@ public record AgentConfig(
         Optional<String> tokenEnv,
         Optional<Path> sshKeyFile,
         Optional<Path> knownHostsFile,
+        Optional<Path> gitCaFile,
         Optional<String> cluster,
         int httpPort,
         Optional<Path> webhookSecretFile,
@@ -34,21 +36,29 @@ public record AgentConfig(
 
     public static final AgentConfig DEFAULTS = new AgentConfig(Optional.empty(), "main", "", Duration.ofSeconds(60),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-            9400, Optional.empty(), Optional.empty(), Path.of(System.getProperty("java.io.tmpdir"), "nightshift"), false);
+            Optional.empty(), 9400, Optional.empty(), Optional.empty(), Path.of(System.getProperty("java.io.tmpdir"), "nightshift"),
+            false);
 
     /** Values given on the command line; each one present replaces the file's. */
     public record Overrides(Optional<URI> gitUrl, Optional<String> gitRef, Optional<String> gitPath,
                             Optional<Duration> pollInterval, Optional<String> cluster, Optional<Integer> httpPort,
-                            Optional<Path> cacheDir, Optional<Boolean> dryRun) {
+                            Optional<Path> cacheDir, Optional<Boolean> dryRun, Optional<Path> gitCaFile) {
 
         public static final Overrides NONE = new Overrides(Optional.empty(), Optional.empty(), Optional.empty(),
                 Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+
+        /** Without a CA file. */
+        public Overrides(Optional<URI> gitUrl, Optional<String> gitRef, Optional<String> gitPath,
+                         Optional<Duration> pollInterval, Optional<String> cluster, Optional<Integer> httpPort,
+                         Optional<Path> cacheDir, Optional<Boolean> dryRun) {
+            this(gitUrl, gitRef, gitPath, pollInterval, cluster, httpPort, cacheDir, dryRun, Optional.empty());
+        }
     }
 
     public AgentConfig with(Overrides o) {
         return new AgentConfig(o.gitUrl().or(this::gitUrl), o.gitRef().orElse(gitRef), o.gitPath().orElse(gitPath),
                 o.pollInterval().orElse(pollInterval), gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                o.cluster().or(this::cluster), o.httpPort().orElse(httpPort), webhookSecretFile, webhookSecretEnv,
-                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun));
+                o.gitCaFile().or(this::gitCaFile), o.cluster().or(this::cluster), o.httpPort().orElse(httpPort),
+                webhookSecretFile, webhookSecretEnv, o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun));
     }
 }

@@ -83,6 +83,7 @@ public final class AgentConfigLoader {
                 r.string(auth, "git.auth.tokenEnv"),
                 r.string(auth, "git.auth.sshKeyFile").map(Path::of),
                 r.string(auth, "git.auth.knownHostsFile").map(Path::of),
+                r.string(git, "git.caFile").map(Path::of),
                 r.string(top, "cluster"),
                 r.string(http, "http.port").flatMap(v -> r.port(http.get("port"), "http.port", v)).orElse(d.httpPort()),
                 r.string(webhook, "webhook.secretFile").map(Path::of),
@@ -90,7 +91,7 @@ public final class AgentConfigLoader {
                 r.string(top, "cacheDir").map(Path::of).orElse(d.cacheDir()),
                 r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()));
         r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun"));
-        r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "auth"));
+        r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "caFile", "auth"));
         r.only(auth, "git.auth", Set.of("user", "tokenFile", "tokenEnv", "sshKeyFile", "knownHostsFile"));
         r.only(http, "http", Set.of("port"));
         r.only(webhook, "webhook", Set.of("secretFile", "secretEnv"));

@@ -5,10 +5,15 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+
+import javax.net.ssl.SSLException;
 
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.TransportCommand;
@@ -24,6 +29,7 @@ import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
 import org.eclipse.jgit.transport.RefSpec;
 import org.eclipse.jgit.transport.SshTransport;
+import org.eclipse.jgit.transport.TransportHttp;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 import org.eclipse.jgit.transport.sshd.SshdSessionFactory;
 import org.eclipse.jgit.transport.sshd.SshdSessionFactoryBuilder;
@@ -43,10 +49,14 @@ public final class GitSource implements AutoCloseable {
     private final GitSourceConfig config;
     private final Repository local;
     private final Optional<SshdSessionFactory> ssh;
+    private final VerifyingHttpConnectionFactory http;
     private String remoteRef;
 
+    /** @throws IllegalArgumentException when the configured CA file is missing or not PEM; the message names it */
     public GitSource(GitSourceConfig config) throws IOException {
         this.config = config;
+        // First, so that a bad CA file fails before anything is created on disk.
+        this.http = new VerifyingHttpConnectionFactory(config.caFile().map(CaFile::trustManagers));
         Path repo = config.cacheDir().resolve("repo.git");
         Files.createDirectories(repo);
         this.local = new FileRepositoryBuilder().setGitDir(repo.toFile()).setBare().build();
@@ -81,11 +91,14 @@ public final class GitSource implements AutoCloseable {
         if (config.credentials() instanceof GitCredentials.HttpsToken token) {
             command.setCredentialsProvider(new UsernamePasswordCredentialsProvider(token.user(), token.token().reveal()));
         }
-        ssh.ifPresent(factory -> command.setTransportConfigCallback(transport -> {
-            if (transport instanceof SshTransport sshTransport) {
-                sshTransport.setSshSessionFactory(factory);
+        command.setTransportConfigCallback(transport -> {
+            if (transport instanceof TransportHttp httpTransport) {
+                httpTransport.setHttpConnectionFactory(http);
             }
-        }));
+            if (transport instanceof SshTransport sshTransport) {
+                ssh.ifPresent(sshTransport::setSshSessionFactory);
+            }
+        });
         return command;
     }
 
@@ -184,7 +197,7 @@ public final class GitSource implements AutoCloseable {
     }
 
     /** An exception's message, one line, for logs and status: JGit names the URL, never the token. */
-    private static String reason(Throwable e) {
+    private String reason(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
@@ -193,7 +206,33 @@ public final class GitSource implements AutoCloseable {
         if (root != e && root.getMessage() != null && !message.contains(root.getMessage())) {
             message = message + " (" + root.getMessage() + ")";
         }
-        return message.replaceAll("\\s+", " ").trim();
+        return (message + tlsHint(e)).replaceAll("\\s+", " ").trim();
+    }
+
+    /**
+     * What went wrong when the server's certificate was refused, and what to do: JGit's own message
+     * only says "SSL problems", the JDK's names no file or option.
+     */
+    private String tlsHint(Throwable e) {
+        boolean handshake = false;
+        boolean untrusted = false;
+        boolean refused = false;
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            handshake |= t instanceof SSLException;
+            untrusted |= t instanceof CertPathBuilderException || t instanceof CertPathValidatorException;
+            refused |= t instanceof CertificateException;
+        }
+        if (!handshake || !(untrusted || refused)) {
+            return "";
+        }
+        if (!untrusted) {
+            // Trusted, but refused all the same: most often a host name the certificate is not for.
+            return "; the server's certificate was refused";
+        }
+        return config.caFile()
+                .map(file -> "; the server's certificate is not trusted by the CA certificates in " + file)
+                .orElse("; the server's certificate is not trusted by the JDK's CAs: if a private CA signed it, "
+                        + "give that CA's certificate in PEM with git.caFile (--git-ca-file)");
     }
 
     @Override

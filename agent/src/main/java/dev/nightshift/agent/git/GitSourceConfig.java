@@ -3,6 +3,7 @@ package dev.nightshift.agent.git;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -12,8 +13,11 @@ import java.util.regex.Pattern;
  * @param ref         a branch, a tag, or a pinned commit (40 hex digits)
  * @param path        the spec directory inside the repository; empty for the root
  * @param cacheDir    where the local bare copy is kept (nothing is ever checked out)
+ * @param caFile      for {@code https://}: a PEM file of the CA certificates trusted instead of the JDK's
+ *                    (see {@link CaFile}); empty for the JDK's default CAs
  */
-public record GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir) {
+public record GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir,
+                              Optional<Path> caFile) {
 
     private static final Pattern COMMIT = Pattern.compile("[0-9a-f]{40}");
 
@@ -30,6 +34,15 @@ public record GitSourceConfig(URI url, String ref, String path, GitCredentials c
             throw new IllegalArgumentException("a branch, tag or commit is needed");
         }
         path = path.replaceAll("^/+|/+$", "");
+        if (caFile.isPresent() && !scheme.equals("https")) {
+            throw new IllegalArgumentException("a CA file (" + caFile.get() + ") is only for https:// repositories, got "
+                    + redacted(url) + (scheme.equals("ssh") ? "; SSH host keys are checked against knownHostsFile" : ""));
+        }
+    }
+
+    /** A source that trusts the JDK's default CAs for {@code https://}. */
+    public GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir) {
+        this(url, ref, path, credentials, cacheDir, Optional.empty());
     }
 
     public boolean pinnedCommit() {

@@ -94,7 +94,7 @@ public final class Agent implements AutoCloseable {
     public void start() throws Exception {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
         source = new GitSource(new GitSourceConfig(config.gitUrl().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
-                config.gitRef(), config.gitPath(), credentials(), config.cacheDir()));
+                config.gitRef(), config.gitPath(), credentials(), config.cacheDir(), config.gitCaFile()));
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
                 .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", new ApiErrorInterceptor(metrics)))
                 .build();

@@ -21,6 +21,7 @@ class AgentConfigLoaderTest {
                   ref: release
                   path: clusters/prod
                   pollInterval: 2m
+                  caFile: /etc/nightshift/git-ca.pem
                   auth: {user: nightshift, tokenFile: /var/run/secrets/git/token}
                 cluster: prod-eu1
                 http: {port: 9500}
@@ -36,6 +37,7 @@ class AgentConfigLoaderTest {
         assertThat(c.gitPath()).isEqualTo("clusters/prod");
         assertThat(c.pollInterval()).isEqualTo(Duration.ofMinutes(2));
         assertThat(c.tokenFile()).contains(Path.of("/var/run/secrets/git/token"));
+        assertThat(c.gitCaFile()).contains(Path.of("/etc/nightshift/git-ca.pem"));
         assertThat(c.cluster()).contains("prod-eu1");
         assertThat(c.httpPort()).isEqualTo(9500);
         assertThat(c.webhookSecretEnv()).contains("NIGHTSHIFT_WEBHOOK_SECRET");
@@ -113,5 +115,31 @@ class AgentConfigLoaderTest {
         assertThat(c.cluster()).contains("prod");
         assertThat(c.httpPort()).isEqualTo(9600);
         assertThat(c.dryRun()).isTrue();
+        assertThat(c.gitCaFile()).isEmpty();
+    }
+
+    @Test
+    void theCaFileFlagReplacesTheFilesCaFile() {
+        AgentConfig file = loader.parse("agent.yaml", "git: {url: https://a.example/c.git, caFile: /etc/a.pem}\n")
+                .config().orElseThrow();
+
+        AgentConfig c = file.with(new AgentConfig.Overrides(Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.of(Path.of("/etc/b.pem"))));
+
+        assertThat(file.gitCaFile()).contains(Path.of("/etc/a.pem"));
+        assertThat(c.gitCaFile()).contains(Path.of("/etc/b.pem"));
+        assertThat(file.with(AgentConfig.Overrides.NONE).gitCaFile()).as("kept without the flag").contains(Path.of("/etc/a.pem"));
+    }
+
+    @Test
+    void aCaFileUnderAuthIsAnUnknownField() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/c.git
+                  auth: {caFile: /etc/a.pem}
+                """);
+
+        assertThat(r.errors()).containsExactly("agent.yaml:3:10: git.auth.caFile: unknown field");
     }
 }

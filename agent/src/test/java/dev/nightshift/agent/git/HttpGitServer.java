@@ -3,15 +3,22 @@ package dev.nightshift.agent.git;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.util.Base64;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnector;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jgit.http.server.GitServlet;
 import org.eclipse.jgit.transport.resolver.FileResolver;
 
@@ -20,14 +27,40 @@ import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
-/** JGit's GitServlet on Jetty 12, behind HTTP Basic authentication with one user and token. */
+/**
+ * JGit's GitServlet on Jetty 12, behind HTTP Basic authentication with one user and token; over
+ * plain HTTP, or over HTTPS with a key and certificate chain made for the test.
+ */
 final class HttpGitServer implements AutoCloseable {
 
     private final Server server;
+    private final String scheme;
     final AtomicInteger rejected = new AtomicInteger();
 
     HttpGitServer(Path base, String user, String token) throws Exception {
-        server = new Server(new InetSocketAddress("127.0.0.1", 0));
+        this(base, user, token, Optional.empty());
+    }
+
+    /** Over HTTPS: {@code keys} holds the server's private key and certificate chain, both under {@code password}. */
+    static HttpGitServer https(Path base, String user, String token, KeyStore keys, String password) throws Exception {
+        SslContextFactory.Server tls = new SslContextFactory.Server();
+        tls.setKeyStore(keys);
+        tls.setKeyStorePassword(password);
+        return new HttpGitServer(base, user, token, Optional.of(tls));
+    }
+
+    private HttpGitServer(Path base, String user, String token, Optional<SslContextFactory.Server> tls) throws Exception {
+        scheme = tls.isPresent() ? "https" : "http";
+        if (tls.isPresent()) {
+            server = new Server();
+            ServerConnector connector = new ServerConnector(server,
+                    new SslConnectionFactory(tls.get(), "http/1.1"), new HttpConnectionFactory(new HttpConfiguration()));
+            connector.setHost("127.0.0.1");
+            connector.setPort(0);
+            server.addConnector(connector);
+        } else {
+            server = new Server(new InetSocketAddress("127.0.0.1", 0));
+        }
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
         GitServlet git = new GitServlet();
@@ -53,7 +86,7 @@ final class HttpGitServer implements AutoCloseable {
     }
 
     String url(String repository) {
-        return "http://127.0.0.1:" + ((NetworkConnector) server.getConnectors()[0]).getLocalPort() + "/git/" + repository;
+        return scheme + "://127.0.0.1:" + ((NetworkConnector) server.getConnectors()[0]).getLocalPort() + "/git/" + repository;
     }
 
     @Override

@@ -1,0 +1,39 @@
+package dev.nightshift.agent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import picocli.CommandLine;
+
+class RunCommandTest {
+
+    @TempDir
+    Path tmp;
+
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cli = new CommandLine(new RunCommand());
+        cli.setOut(new PrintWriter(new StringWriter()));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    @Test
+    void aMissingCaFileIsAUsageErrorNamingTheFileBeforeAnythingStarts() {
+        Path missing = tmp.resolve("git-ca.pem");
+
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--git-ca-file", missing.toString(),
+                "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).isEqualTo("CA file " + missing + ": no such file" + System.lineSeparator());
+        assertThat(tmp.resolve("cache")).doesNotExist();
+    }
+}

@@ -65,6 +65,14 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Where the local copy of the repository is kept.")
     private Path cacheDir;
 
+    @Option(names = "--leader-elect", description = "Elect one acting replica through a Lease in nightshift-system; "
+            + "the others stand by, ready but idle (or leaderElection.enabled).")
+    private Boolean leaderElect;
+
+    @Option(names = "--validations", paramLabel = "N",
+            description = "Consecutive successful cluster validations before a pool starts and between batches (default 1).")
+    private Integer validations;
+
     @Option(names = "--dry-run", description = "Plan and report; change nothing.")
     private Boolean dryRun;
 
@@ -91,6 +99,16 @@ public final class RunCommand implements Callable<Integer> {
         config = config.with(new AgentConfig.Overrides(Optional.ofNullable(repo), Optional.ofNullable(ref), Optional.ofNullable(path),
                 interval, Optional.ofNullable(cluster), Optional.ofNullable(httpPort), Optional.ofNullable(cacheDir),
                 Optional.ofNullable(dryRun), Optional.ofNullable(gitCaFile)));
+        if (leaderElect != null) {
+            config = config.with(config.leaderElection().enabled(leaderElect));
+        }
+        if (validations != null) {
+            if (validations < 1) {
+                spec.commandLine().getErr().println("--validations must be at least 1, got " + validations);
+                return Main.EXIT_USAGE;
+            }
+            config = config.with(new AgentConfig.Validation(validations, config.validation().interval()));
+        }
         if (config.gitUrl().isEmpty() || config.cluster().isEmpty()) {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
             return Main.EXIT_USAGE;

@@ -15,6 +15,8 @@ import java.util.Optional;
  * @param tokenFile  for HTTPS; or {@code tokenEnv}
  * @param gitCaFile  for HTTPS: PEM CA certificates trusted instead of the JDK's default CAs
  * @param cacheDir   the local bare copy of the repository
+ * @param leaderElection whether replicas elect one leader that acts, the others standing by
+ * @param validation how many consecutive successful cluster validations a pool needs, and how far apart
  */
 public record AgentConfig(
         Optional<URI> gitUrl,
@@ -32,12 +34,62 @@ public record AgentConfig(
         Optional<Path> webhookSecretFile,
         Optional<String> webhookSecretEnv,
         Path cacheDir,
-        boolean dryRun) {
+        boolean dryRun,
+        LeaderElection leaderElection,
+        Validation validation) {
+
+    /**
+     * Leader election through a {@code coordination.k8s.io} Lease in {@code nightshift-system}:
+     * one replica acts, the others are ready but idle and take over when its lease expires.
+     *
+     * @param leaseDuration how long a leader's lease holds without renewal; renewal and retry
+     *                      follow from it as in Kubernetes' own controllers (2/3 and 2/15 of it)
+     * @param identity      this replica's name in the lease (the pod name in a cluster)
+     */
+    public record LeaderElection(boolean enabled, String leaseName, Duration leaseDuration, String identity) {
+
+        public static final LeaderElection OFF = new LeaderElection(false, "nightshift-leader", Duration.ofSeconds(15),
+                Optional.ofNullable(System.getenv("POD_NAME")).or(() -> Optional.ofNullable(System.getenv("HOSTNAME")))
+                        .orElse("nightshift-" + ProcessHandle.current().pid()));
+
+        public LeaderElection {
+            if (leaseDuration.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("leaseDuration must be at least 1s");
+            }
+        }
+
+        public Duration renewDeadline() {
+            return leaseDuration.multipliedBy(2).dividedBy(3);
+        }
+
+        public Duration retryPeriod() {
+            return leaseDuration.multipliedBy(2).dividedBy(15);
+        }
+
+        public LeaderElection enabled(boolean on) {
+            return new LeaderElection(on, leaseName, leaseDuration, identity);
+        }
+    }
+
+    /**
+     * Cluster validation before a pool starts and between batches, as kops' {@code --validate-count}:
+     * {@code consecutive} successful checks, each at least {@code interval} after the one before.
+     */
+    public record Validation(int consecutive, Duration interval) {
+
+        public static final Validation DEFAULT = new Validation(1, Duration.ofSeconds(10));
+
+        public Validation {
+            if (consecutive < 1) {
+                throw new IllegalArgumentException("consecutive validations must be at least 1");
+            }
+        }
+    }
 
     public static final AgentConfig DEFAULTS = new AgentConfig(Optional.empty(), "main", "", Duration.ofSeconds(60),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), 9400, Optional.empty(), Optional.empty(), Path.of(System.getProperty("java.io.tmpdir"), "nightshift"),
-            false);
+            false, LeaderElection.OFF, Validation.DEFAULT);
 
     /** Values given on the command line; each one present replaces the file's. */
     public record Overrides(Optional<URI> gitUrl, Optional<String> gitRef, Optional<String> gitPath,
@@ -59,6 +111,17 @@ public record AgentConfig(
         return new AgentConfig(o.gitUrl().or(this::gitUrl), o.gitRef().orElse(gitRef), o.gitPath().orElse(gitPath),
                 o.pollInterval().orElse(pollInterval), gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
                 o.gitCaFile().or(this::gitCaFile), o.cluster().or(this::cluster), o.httpPort().orElse(httpPort),
-                webhookSecretFile, webhookSecretEnv, o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun));
+                webhookSecretFile, webhookSecretEnv, o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection,
+                validation);
+    }
+
+    public AgentConfig with(LeaderElection election) {
+        return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
+                gitCaFile, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, election, validation);
+    }
+
+    public AgentConfig with(Validation checks) {
+        return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
+                gitCaFile, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection, checks);
     }
 }

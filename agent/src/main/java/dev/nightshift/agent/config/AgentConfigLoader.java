@@ -72,6 +72,24 @@ public final class AgentConfigLoader {
         Map<String, Node> auth = r.section(git, "git.auth");
         Map<String, Node> http = r.section(top, "http");
         Map<String, Node> webhook = r.section(top, "webhook");
+        Map<String, Node> election = r.section(top, "leaderElection");
+        Map<String, Node> validation = r.section(top, "validation");
+        AgentConfig.LeaderElection electionDefaults = d.leaderElection();
+        AgentConfig.LeaderElection leader = new AgentConfig.LeaderElection(
+                r.string(election, "leaderElection.enabled").map(v -> r.bool(election.get("enabled"), "leaderElection.enabled", v))
+                        .orElse(electionDefaults.enabled()),
+                r.string(election, "leaderElection.leaseName").orElse(electionDefaults.leaseName()),
+                r.string(election, "leaderElection.leaseDuration")
+                        .flatMap(v -> r.duration(election.get("leaseDuration"), "leaderElection.leaseDuration", v))
+                        .filter(v -> r.atLeast(election.get("leaseDuration"), "leaderElection.leaseDuration", v, Duration.ofSeconds(2)))
+                        .orElse(electionDefaults.leaseDuration()),
+                electionDefaults.identity());
+        AgentConfig.Validation checks = new AgentConfig.Validation(
+                r.string(validation, "validation.consecutive").flatMap(v -> r.positive(validation.get("consecutive"),
+                        "validation.consecutive", v)).orElse(d.validation().consecutive()),
+                r.string(validation, "validation.interval")
+                        .flatMap(v -> r.duration(validation.get("interval"), "validation.interval", v))
+                        .orElse(d.validation().interval()));
         Optional<URI> url = r.string(git, "git.url").flatMap(u -> r.uri(git.get("url"), "git.url", u));
         AgentConfig config = new AgentConfig(url,
                 r.string(git, "git.ref").orElse(d.gitRef()),
@@ -89,8 +107,11 @@ public final class AgentConfigLoader {
                 r.string(webhook, "webhook.secretFile").map(Path::of),
                 r.string(webhook, "webhook.secretEnv"),
                 r.string(top, "cacheDir").map(Path::of).orElse(d.cacheDir()),
-                r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()));
-        r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun"));
+                r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()),
+                leader, checks);
+        r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation"));
+        r.only(election, "leaderElection", Set.of("enabled", "leaseName", "leaseDuration"));
+        r.only(validation, "validation", Set.of("consecutive", "interval"));
         r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "caFile", "auth"));
         r.only(auth, "git.auth", Set.of("user", "tokenFile", "tokenEnv", "sshKeyFile", "knownHostsFile"));
         r.only(http, "http", Set.of("port"));
@@ -183,6 +204,22 @@ public final class AgentConfigLoader {
                 return Optional.of(Integer.parseInt(value));
             }
             error(at, field, "must be a port from 0 to 65535, got \"" + value + "\"");
+            return Optional.empty();
+        }
+
+        boolean atLeast(Node at, String field, Duration value, Duration minimum) {
+            if (value.compareTo(minimum) < 0) {
+                error(at, field, "must be at least " + minimum.toSeconds() + "s");
+                return false;
+            }
+            return true;
+        }
+
+        Optional<Integer> positive(Node at, String field, String value) {
+            if (value.matches("[0-9]{1,4}") && Integer.parseInt(value) >= 1) {
+                return Optional.of(Integer.parseInt(value));
+            }
+            error(at, field, "must be a whole number from 1, got \"" + value + "\"");
             return Optional.empty();
         }
 

@@ -21,14 +21,23 @@ public final class StatusJson {
     private StatusJson() {
     }
 
+    /** Leader election as this replica sees it. */
+    public record Leadership(boolean elected, boolean leading, String identity, Optional<String> leader) {
+    }
+
     /**
      * @param revision   the commit acted on
      * @param latest     the newest commit seen, which may be invalid
      * @param specErrors the errors of the newest commit, empty when it is valid
      */
     public static String write(Optional<String> revision, Optional<String> latest, List<SpecError> specErrors,
-                               Optional<ReconcileReport> report, Optional<String> lastPollError) {
+                               Optional<ReconcileReport> report, Optional<String> lastPollError, Leadership leadership) {
         ObjectNode root = JSON.createObjectNode();
+        ObjectNode election = root.putObject("leaderElection");
+        election.put("enabled", leadership.elected());
+        election.put("leading", leadership.leading());
+        election.put("identity", leadership.identity());
+        election.put("leader", leadership.leader().orElse(leadership.leading() ? leadership.identity() : null));
         root.put("revision", revision.orElse(null));
         root.put("latestCommit", latest.orElse(null));
         root.put("specValid", specErrors.isEmpty());

@@ -108,6 +108,11 @@ public final class ClusterObserver implements AutoCloseable {
         records.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 
+    /** Every watch is up: the API answered and the caches follow it. */
+    public boolean watching() {
+        return nodes.isWatching() && pods.isWatching() && records.isWatching();
+    }
+
     public ObservedCluster observe(MaintenanceState maintenance, boolean controlPlaneReady, Set<String> pools) {
         List<ObservedNode> observed = new ArrayList<>();
         Set<String> registered = new HashSet<>();

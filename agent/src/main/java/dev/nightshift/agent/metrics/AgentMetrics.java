@@ -62,6 +62,7 @@ public final class AgentMetrics implements AutoCloseable {
     private final AtomicLong specValid = new AtomicLong(1);
     private final AtomicLong specErrors = new AtomicLong();
 
+    private final AtomicLong leading = new AtomicLong();
     private final AtomicReference<Optional<WindowState>> window = new AtomicReference<>(Optional.empty());
 
     private final MultiGauge poolNodes;
@@ -100,6 +101,8 @@ public final class AgentMetrics implements AutoCloseable {
                 .baseUnit("seconds").register(registry);
         revisionInfo = MultiGauge.builder("nightshift.git.revision.info")
                 .description("The commit whose specs the agent acts on, as the revision label").register(registry);
+        Gauge.builder("nightshift.leader", leading, AtomicLong::get)
+                .description("1 when this replica acts (always without leader election), 0 while it stands by").register(registry);
         Gauge.builder("nightshift.spec.valid", specValid, AtomicLong::get)
                 .description("1 when the newest commit's specs loaded and validated, 0 when it was refused").register(registry);
         Gauge.builder("nightshift.spec.errors", specErrors, AtomicLong::get)
@@ -165,6 +168,10 @@ public final class AgentMetrics implements AutoCloseable {
         if (result != PollResult.FAILED) {
             lastSyncMillis.set(at.toEpochMilli());
         }
+    }
+
+    public void leading(boolean acting) {
+        leading.set(acting ? 1 : 0);
     }
 
     /** The newest commit's specs: valid (handed on) or refused with this many errors. */

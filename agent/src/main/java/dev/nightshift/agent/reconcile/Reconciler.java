@@ -57,8 +57,13 @@ public final class Reconciler implements AutoCloseable {
     static final Duration IDLE_RESYNC = Duration.ofSeconds(30);
 
     /** What the loop needs from the rest of the agent. */
-    public record Settings(String cluster, String namespace, int validationsRequired, boolean dryRun,
-                           Optional<KubernetesVersion> apiServerVersion) {
+    /**
+     * @param validationsRequired consecutive successful validations a pool needs before it starts and between batches
+     * @param validationInterval  the least time between two validations that count
+     * @param leading             whether to act from the start; with leader election the agent starts standing by
+     */
+    public record Settings(String cluster, String namespace, int validationsRequired, Duration validationInterval, boolean dryRun,
+                           Optional<KubernetesVersion> apiServerVersion, boolean leading) {
     }
 
     private final Settings settings;
@@ -74,6 +79,10 @@ public final class Reconciler implements AutoCloseable {
         return t;
     });
     private final AtomicBoolean pending = new AtomicBoolean();
+    /** Only the leader reconciles; a replica standing by keeps the newest spec and plans nothing. */
+    private volatile boolean leading;
+    /** When each pool's last validation that counted was made; after a restart the next one counts at once. */
+    private final Map<String, Instant> lastValidation = new HashMap<>();
     private ScheduledFuture<?> wake;
     private volatile SpecRevision offered;
     private SpecRevision accepted;
@@ -95,6 +104,22 @@ public final class Reconciler implements AutoCloseable {
         this.planner = planner;
         this.clock = clock;
         this.reports = reports;
+        this.leading = settings.leading();
+    }
+
+    /** This replica became the leader: act, starting from what is observed now. */
+    public void lead() {
+        leading = true;
+        request();
+    }
+
+    /** This replica lost or gave up the lease: a reconcile in progress finishes its step; nothing more starts. */
+    public void standBy() {
+        leading = false;
+    }
+
+    public boolean leading() {
+        return leading;
     }
 
     /** A new good spec from Git: taken at the next reconcile unless a change in it is not allowed. */
@@ -116,6 +141,9 @@ public final class Reconciler implements AutoCloseable {
 
     private void run() {
         pending.set(false);
+        if (!leading) {
+            return;
+        }
         Instant now = clock.instant();
         Duration next = IDLE_RESYNC;
         try {
@@ -173,7 +201,16 @@ public final class Reconciler implements AutoCloseable {
             for (Step step : plan.steps()) {
                 if (step instanceof Step.Validate v) {
                     PoolStatus s = statuses.get(v.target());
-                    statuses.put(v.target(), s.withValidationStreak(healthy(observed, v.target()) ? s.validationStreak() + 1 : 0));
+                    if (!healthy(observed, v.target())) {
+                        statuses.put(v.target(), s.withValidationStreak(0));
+                    } else if (s.validationStreak() > 0 && lastValidation.containsKey(v.target())
+                            && lastValidation.get(v.target()).plus(settings.validationInterval()).isAfter(now)) {
+                        // Too soon after the streak's last check: checks in quick succession prove nothing.
+                        continue;
+                    } else {
+                        lastValidation.put(v.target(), now);
+                        statuses.put(v.target(), s.withValidationStreak(s.validationStreak() + 1));
+                    }
                     continue;
                 }
                 if (step instanceof Step.DeleteMachine d) {

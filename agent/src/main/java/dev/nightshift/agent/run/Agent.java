@@ -50,6 +50,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 
 /**
  * The running agent: Git → specs → reconcile loop → cluster, woken by the scheduler (polls, window
@@ -78,6 +82,8 @@ public final class Agent implements AutoCloseable {
     private Reconciler reconciler;
     private AgentScheduler scheduler;
     private AgentHttpServer http;
+    private final AtomicReference<String> currentLeader = new AtomicReference<>();
+    private java.util.concurrent.CompletableFuture<?> election;
     /** The maintenance the window wake-ups were scheduled for; rescheduled only when it changes. */
     private Optional<Maintenance> calendarFor;
 
@@ -102,7 +108,8 @@ public final class Agent implements AutoCloseable {
         observer.start();
         evictor = new Evictor(client.getConfiguration());
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, clock);
-        reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, 1, config.dryRun(), apiServerVersion()), client,
+        reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
+                config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
                 observer, executor, new RolloutPlanner(), clock, this::onReport);
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
             @Override
@@ -137,7 +144,47 @@ public final class Agent implements AutoCloseable {
                 new GitWebhookHandler(new WebhookVerifier(secret), scheduler::pollNow)));
         http.start();
         scheduler.schedulePolling(config.pollInterval(), 0.1, this::poll);
+        if (config.leaderElection().enabled()) {
+            elect(config.leaderElection());
+        } else {
+            metrics.leading(true);
+        }
         LOG.info("agent started for cluster {} from {}; HTTP on port {}", cluster, source, http.port());
+    }
+
+    /**
+     * Joins the election for the Lease: the leader reconciles; the others keep polling Git and
+     * watching the cluster, ready but idle, so that a new leader starts from warm caches.
+     */
+    private void elect(AgentConfig.LeaderElection election) {
+        AtomicReference<String> leader = currentLeader;
+        LeaderElectionConfig electionConfig = new LeaderElectionConfigBuilder().withName("nightshift")
+                .withLock(new LeaseLock(NAMESPACE, election.leaseName(), election.identity()))
+                .withLeaseDuration(election.leaseDuration()).withRenewDeadline(election.renewDeadline())
+                .withRetryPeriod(election.retryPeriod()).withReleaseOnCancel(true)
+                .withLeaderCallbacks(new LeaderCallbacks(() -> {
+                    LOG.info("{} leads: reconciling", election.identity());
+                    metrics.leading(true);
+                    reconciler.lead();
+                }, () -> {
+                    LOG.warn("{} stopped leading: standing by", election.identity());
+                    metrics.leading(false);
+                    reconciler.standBy();
+                }, leader::set)).build();
+        LOG.info("{} joins the election for lease {}/{}", election.identity(), NAMESPACE, election.leaseName());
+        election(client.leaderElector().withConfig(electionConfig).build().start());
+    }
+
+    private void election(java.util.concurrent.CompletableFuture<?> running) {
+        this.election = running;
+        running.whenComplete((ok, error) -> {
+            if (error != null && !(error instanceof java.util.concurrent.CancellationException)) {
+                LOG.error("leader election ended: standing by", error);
+            }
+            if (reconciler != null) {
+                reconciler.standBy();
+            }
+        });
     }
 
     /** The API server's own version, from {@code /version}; empty when it cannot be read (then no guard). */
@@ -222,17 +269,40 @@ public final class Agent implements AutoCloseable {
         return config.webhookSecretEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
     }
 
-    /** Ready once a spec was loaded and a reconcile reached the API. */
+    /**
+     * Ready once a good spec was loaded and the Kubernetes API answers: for the leader, its last
+     * reconcile went through; for a replica standing by, its watches are up. Standing by is ready.
+     */
     private TextHandler.Response readiness() {
-        ReconcileReport report = lastReport.get();
-        boolean ready = report != null && report.error().isEmpty();
-        return new TextHandler.Response(ready ? 200 : 503, "text/plain", ready ? "ready\n" : "not ready: no spec reconciled yet\n");
+        if (poller == null || poller.lastGood().isEmpty()) {
+            return new TextHandler.Response(503, "text/plain", "not ready: no good spec loaded yet\n");
+        }
+        if (reconciler.leading()) {
+            ReconcileReport report = lastReport.get();
+            if (report == null || report.error().isPresent()) {
+                return new TextHandler.Response(503, "text/plain", "not ready: "
+                        + (report == null ? "no reconcile yet" : "the last reconcile failed: " + report.error().get()) + "\n");
+            }
+            return new TextHandler.Response(200, "text/plain", "ready: leading\n");
+        }
+        if (!observer.watching()) {
+            return new TextHandler.Response(503, "text/plain", "not ready: the Kubernetes API is not being watched\n");
+        }
+        return new TextHandler.Response(200, "text/plain", "ready: standing by; " + Optional.ofNullable(currentLeader.get())
+                .map(l -> l + " leads").orElse("no leader yet") + "\n");
+    }
+
+    /** Whether this replica acts (always, without leader election). */
+    public boolean leading() {
+        return reconciler != null && reconciler.leading();
     }
 
     public String status() {
         return StatusJson.write(reconciler == null ? Optional.empty() : reconciler.accepted().map(SpecRevision::commit),
                 Optional.ofNullable(latestCommit.get()), poller == null ? List.of() : poller.currentErrors(),
-                Optional.ofNullable(lastReport.get()), Optional.ofNullable(lastPollError.get()));
+                Optional.ofNullable(lastReport.get()), Optional.ofNullable(lastPollError.get()),
+                new StatusJson.Leadership(config.leaderElection().enabled(), leading(), config.leaderElection().identity(),
+                        Optional.ofNullable(currentLeader.get())));
     }
 
     public int httpPort() {
@@ -250,6 +320,10 @@ public final class Agent implements AutoCloseable {
 
     @Override
     public void close() {
+        if (election != null) {
+            // Cancelling releases the lease, so that a standby takes over at once rather than after it expires.
+            election.cancel(true);
+        }
         for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, source, client, metrics}) {
             if (c != null) {
                 try {

@@ -142,4 +142,36 @@ class AgentConfigLoaderTest {
 
         assertThat(r.errors()).containsExactly("agent.yaml:3:10: git.auth.caFile: unknown field");
     }
+
+    @Test
+    void leaderElectionAndValidationAreRead() {
+        AgentConfig c = loader.parse("agent.yaml", """
+                leaderElection: {enabled: true, leaseName: ns-lease, leaseDuration: 30s}
+                validation: {consecutive: 3, interval: 20s}
+                """).config().orElseThrow();
+
+        assertThat(c.leaderElection().enabled()).isTrue();
+        assertThat(c.leaderElection().leaseName()).isEqualTo("ns-lease");
+        assertThat(c.leaderElection().leaseDuration()).hasSeconds(30);
+        assertThat(c.leaderElection().renewDeadline()).hasSeconds(20);
+        assertThat(c.leaderElection().retryPeriod()).hasSeconds(4);
+        assertThat(c.validation()).isEqualTo(new AgentConfig.Validation(3, java.time.Duration.ofSeconds(20)));
+        assertThat(AgentConfig.DEFAULTS.leaderElection().enabled()).as("off unless asked for").isFalse();
+        assertThat(AgentConfig.DEFAULTS.validation().consecutive()).isEqualTo(1);
+    }
+
+    @Test
+    void badLeaderElectionAndValidationValuesNameTheirPlace() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                leaderElection: {enabled: yes, leaseDuration: 1s, term: 3}
+                validation: {consecutive: 0}
+                """);
+
+        assertThat(r.config()).isEmpty();
+        assertThat(r.errors()).containsExactlyInAnyOrder(
+                "agent.yaml:1:27: leaderElection.enabled: must be true or false, got \"yes\"",
+                "agent.yaml:1:47: leaderElection.leaseDuration: must be at least 2s",
+                "agent.yaml:1:51: leaderElection.term: unknown field",
+                "agent.yaml:2:27: validation.consecutive: must be a whole number from 1, got \"0\"");
+    }
 }

@@ -87,7 +87,7 @@ class ReconcilerIT {
         observer.start();
         evictor = new Evictor(client.getConfiguration());
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, Clock.systemUTC());
-        reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 1, false, Optional.empty()), client, observer, executor,
+        reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 1, java.time.Duration.ofSeconds(10), false, Optional.empty(), true), client, observer, executor,
                 new RolloutPlanner(), Clock.systemUTC(), reports::add);
     }
 

@@ -1,0 +1,141 @@
+package dev.nightshift.agent.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.kube.embedded.RecordedRequest;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+
+/**
+ * Two replicas and a Lease: only the leader acts; the other is ready but idle, and takes over when
+ * the leader goes. What acted is read from the embedded API's request log.
+ */
+class LeaderElectionIT {
+
+    private static final String CLUSTER = """
+            apiVersion: nightshift.dev/v1alpha1
+            kind: Cluster
+            metadata: {name: e2e}
+            spec:
+              kubernetes: {version: "1.31.4"}
+            """;
+    private static final String POOL = """
+            apiVersion: nightshift.dev/v1alpha1
+            kind: WorkerPool
+            metadata: {name: web, cluster: e2e}
+            spec:
+              minimum: 3
+              maximum: 6
+              machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+            """;
+
+    @TempDir
+    Path tmp;
+
+    private AgentHarness harness;
+    private Agent other;
+
+    @BeforeEach
+    void start() throws Exception {
+        harness = new AgentHarness(tmp, "e2e", "web", 3);
+        harness.work.write("cluster.yaml", CLUSTER);
+        harness.work.write("pools/web.yaml", POOL);
+        harness.work.commitAndPush("initial");
+    }
+
+    @AfterEach
+    void stop() {
+        if (other != null) {
+            other.close();
+        }
+        harness.close();
+    }
+
+    private Agent replica(String identity) throws Exception {
+        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(harness.daemon.url("specs.git"))),
+                Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("e2e"), Optional.of(0),
+                Optional.of(tmp.resolve("cache-" + identity)), Optional.of(false)))
+                .with(new AgentConfig.LeaderElection(true, "nightshift-leader", Duration.ofSeconds(2), identity));
+        Agent agent = new Agent(config, harness.kube.client(), harness.provider, Clock.systemUTC(), r -> { });
+        agent.start();
+        return agent;
+    }
+
+    private static HttpResponse<String> get(Agent agent, String path) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agent.httpPort() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private List<RecordedRequest> nodeWrites() {
+        return harness.kube.requests().stream().filter(RecordedRequest::isWrite)
+                .filter(r -> r.resourcePath().startsWith("/api/v1/nodes")).toList();
+    }
+
+    @Test
+    void aReplicaStandingByIsReadyButIdleAndTakesOverWhenTheLeaseIsFree() throws Exception {
+        // Someone else holds the lease for an hour.
+        Lease held = harness.kube.client().leases().inNamespace(Agent.NAMESPACE).resource(new LeaseBuilder()
+                .withNewMetadata().withName("nightshift-leader").withNamespace(Agent.NAMESPACE).endMetadata()
+                .withNewSpec().withHolderIdentity("someone-else").withLeaseDurationSeconds(3600)
+                .withAcquireTime(ZonedDateTime.now()).withRenewTime(ZonedDateTime.now()).endSpec().build()).create();
+        assertThat(held).isNotNull();
+        harness.kube.clearRequests();
+        harness.agent = replica("replica-a");
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(harness.agent, "/readyz").statusCode() == 200);
+        assertThat(get(harness.agent, "/readyz").body()).contains("standing by").contains("someone-else leads");
+        assertThat(harness.agent.status()).contains("\"leading\" : false");
+        assertThat(get(harness.agent, "/metrics").body()).contains("nightshift_leader 0.0");
+        // Unstamped nodes wait for adoption, and still nothing is written while another replica leads.
+        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() -> nodeWrites().isEmpty());
+
+        harness.kube.client().leases().inNamespace(Agent.NAMESPACE).withName("nightshift-leader").delete();
+
+        await().atMost(Duration.ofSeconds(30)).until(harness.agent::leading);
+        harness.awaitAdopted("web", 3);
+        assertThat(get(harness.agent, "/readyz").body()).contains("leading");
+        assertThat(harness.kube.client().leases().inNamespace(Agent.NAMESPACE).withName("nightshift-leader").get().getSpec()
+                .getHolderIdentity()).isEqualTo("replica-a");
+    }
+
+    @Test
+    void whenTheLeaderStopsTheStandbyTakesOverAndActs() throws Exception {
+        harness.agent = replica("replica-a");
+        await().atMost(Duration.ofSeconds(30)).until(harness.agent::leading);
+        harness.awaitAdopted("web", 3);
+        other = replica("replica-b");
+        await().atMost(Duration.ofSeconds(30)).until(() -> get(other, "/readyz").statusCode() == 200);
+        assertThat(other.leading()).isFalse();
+        assertThat(get(other, "/metrics").body()).contains("nightshift_leader 0.0");
+
+        harness.stopAgent();
+        await().atMost(Duration.ofSeconds(30)).until(other::leading);
+
+        // The new leader acts: a label change pushed now is propagated by it.
+        harness.work.write("pools/web.yaml", POOL.replace("minimum: 3", "minimum: 3\n  labels: {team: web}"));
+        harness.work.commitAndPush("label the pool");
+        other.pollNow();
+        await().atMost(Duration.ofSeconds(60)).until(() -> harness.nodes("web").stream()
+                .allMatch(n -> "web".equals(n.getMetadata().getLabels().get("team"))));
+        assertThat(get(other, "/metrics").body()).contains("nightshift_leader 1.0");
+        assertThat(other.status()).contains("\"leader\" : \"replica-b\"");
+    }
+}

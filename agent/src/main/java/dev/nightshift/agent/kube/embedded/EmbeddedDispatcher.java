@@ -55,13 +55,14 @@ final class EmbeddedDispatcher extends Dispatcher {
         // getBytes() leaves the body in place: the store reads (and drains) it afterwards.
         String body = hasBody && request.getBody() != null ? new String(request.getBody().getBytes(), StandardCharsets.UTF_8) : "";
         String contentType = Optional.ofNullable(request.getHeader("Content-Type")).orElse("");
+        String userAgent = Optional.ofNullable(request.getHeader("User-Agent")).orElse("");
         lock.lock();
         try {
             MockResponse response = handle(request, method, body);
             int status = response.getWebSocketListener() != null ? 101 : response.code();
             // The mock server maps methods it does not know (HEAD among them) to null.
             String methodName = method == null ? "UNKNOWN" : method.name();
-            requests.add(clock.instant(), methodName, request.getPath(), contentType, body, status);
+            requests.add(clock.instant(), methodName, request.getPath(), contentType, body, status, userAgent);
             answered.run();
             return response;
         } finally {

@@ -14,9 +14,11 @@ import java.util.Set;
  * @param contentType the request's {@code Content-Type}, empty when none (tells a merge patch from a JSON patch)
  * @param body        the body text of a POST, PUT or PATCH; empty for other methods
  * @param status      the HTTP status answered; 101 for a watch upgraded to a WebSocket
+ * @param userAgent   the request's {@code User-Agent}, empty when none: which client asked, e.g. the agent's own
+ *                    (a client built with {@code ConfigBuilder.withUserAgent}) rather than a test's
  */
 public record RecordedRequest(long sequence, Instant time, String method, String path, String contentType, String body,
-        int status) {
+        int status, String userAgent) {
 
     private static final Set<String> WRITES = Set.of("POST", "PUT", "PATCH", "DELETE");
 
@@ -26,6 +28,7 @@ public record RecordedRequest(long sequence, Instant time, String method, String
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(contentType, "contentType");
         Objects.requireNonNull(body, "body");
+        Objects.requireNonNull(userAgent, "userAgent");
     }
 
     /** The path without its query, for comparing against a resource's URL. */

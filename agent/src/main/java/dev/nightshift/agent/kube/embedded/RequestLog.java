@@ -13,8 +13,9 @@ final class RequestLog {
     private final List<RecordedRequest> requests = new ArrayList<>();
     private long sequence;
 
-    synchronized void add(Instant time, String method, String path, String contentType, String body, int status) {
-        requests.add(new RecordedRequest(++sequence, time, method, path, contentType, body, status));
+    synchronized void add(Instant time, String method, String path, String contentType, String body, int status,
+            String userAgent) {
+        requests.add(new RecordedRequest(++sequence, time, method, path, contentType, body, status, userAgent));
     }
 
     /** A copy: later requests do not change it. */

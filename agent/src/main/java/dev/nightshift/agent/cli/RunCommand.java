@@ -125,10 +125,21 @@ public final class RunCommand implements Callable<Integer> {
         }
         ScheduledExecutorService cloud = Executors.newScheduledThreadPool(1);
         CountDownLatch stopped = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        // On SIGTERM the JVM halts once its hooks return: the hook waits until the agent has closed,
+        // which lets a reconcile in progress finish its steps and releases the leader's lease.
+        Thread hook = new Thread(() -> {
+            stopped.countDown();
+            try {
+                closed.await(45, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "nightshift-shutdown");
         try (KubernetesClient client = kubernetes.client();
              Agent agent = new Agent(config, client, new SimulatedMachineProvider(client, cloud, Clock.systemUTC(), new Random(),
                      Set.of()::contains, SimulatedMachineProvider.Behaviour.fast()), Clock.systemUTC(), r -> { })) {
-            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
+            Runtime.getRuntime().addShutdownHook(hook);
             agent.start();
             spec.commandLine().getOut().println("nightshift agent running; status on http://127.0.0.1:" + agent.httpPort() + "/status");
             spec.commandLine().getOut().flush();
@@ -136,6 +147,7 @@ public final class RunCommand implements Callable<Integer> {
             return 0;
         } finally {
             cloud.shutdownNow();
+            closed.countDown();
         }
     }
 }

@@ -42,6 +42,7 @@ import dev.nightshift.strategies.plan.Plan;
 import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * The level-triggered loop: any change (a new good spec, a node, pod or record change, a window
@@ -361,16 +362,23 @@ public final class Reconciler implements AutoCloseable {
             }
             Map<String, String> data = PoolStatusRecords.data(s);
             Optional<ConfigMap> existing = observer.statusRecord(settings.namespace(), pool);
-            if (existing.isPresent()) {
-                client.configMaps().inNamespace(settings.namespace()).withName(PoolStatusRecords.name(pool))
-                        .edit(cm -> {
-                            cm.setData(data);
-                            return cm;
-                        });
-            } else {
-                client.configMaps().inNamespace(settings.namespace()).resource(PoolStatusRecords.create(settings.namespace(), pool, s))
-                        .create();
+            if (existing.isEmpty()) {
+                try {
+                    client.configMaps().inNamespace(settings.namespace()).resource(PoolStatusRecords.create(settings.namespace(), pool, s))
+                            .create();
+                    return;
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() != 409) {
+                        throw e;
+                    }
+                    // Created a moment ago and not yet in the watch cache: update it instead.
+                }
             }
+            client.configMaps().inNamespace(settings.namespace()).withName(PoolStatusRecords.name(pool))
+                    .edit(cm -> {
+                        cm.setData(data);
+                        return cm;
+                    });
         });
     }
 

@@ -19,10 +19,8 @@ import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.nightshift.agent.cli.Main;
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.config.AgentConfigLoader;
-import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The manifests are well-formed and agree with each other and with the agent: the configuration is
@@ -178,14 +176,13 @@ class ManifestsIT {
     }
 
     @Test
-    void theAgentRunsLockedDownAndAloneWhileThereIsNoLeaderElection() {
-        List<String> runOptions = Main.commandLine().getSubcommands().get("run").getCommandSpec().options().stream()
-                .map(OptionSpec::longestName).toList();
-        assertThat(runOptions).as("nightshift run has a leader-election option now: run two replicas with it, RollingUpdate, "
-                + "and update this test and UNUSED_ON_PURPOSE in RbacIT").noneMatch(o -> o.contains("leader"));
+    void theAgentRunsLockedDownAsTwoReplicasThatElectALeader() throws IOException {
         Map<String, Object> spec = at(one("Deployment"), "spec");
-        assertThat(spec).containsEntry("replicas", 1);
-        assertThat(map(spec.get("strategy"))).as("never two agents at once").containsEntry("type", "Recreate");
+        assertThat(spec).containsEntry("replicas", 2);
+        assertThat(map(spec.get("strategy"))).containsEntry("type", "RollingUpdate");
+        assertThat(agentConfig().leaderElection().enabled()).as("two replicas act only with leader election").isTrue();
+        assertThat(list(container().get("env"))).anySatisfy(e -> assertThat(map(e)).containsEntry("name", "POD_NAME")
+                .containsEntry("valueFrom", Map.of("fieldRef", Map.of("fieldPath", "metadata.name"))));
 
         assertThat(podSpec()).containsEntry("serviceAccountName", one("ServiceAccount").name());
         assertThat(map(podSpec().get("securityContext"))).containsEntry("runAsNonRoot", true);

@@ -60,12 +60,8 @@ class RbacIT {
 
     private static final String AGENT = "nightshift-agent-under-rbac-test";
     private static final String NS = Agent.NAMESPACE;
-    private static final String LEADER_ELECTION = "leader election (Lease nightshift-leader) is planned; no code takes the lease yet";
     /** Granted on purpose although this scenario does not use them, each with its reason. */
-    private static final Map<String, String> UNUSED_ON_PURPOSE = Map.of(
-            "create coordination.k8s.io/leases in " + NS, LEADER_ELECTION,
-            "get coordination.k8s.io/leases [nightshift-leader] in " + NS, LEADER_ELECTION,
-            "update coordination.k8s.io/leases [nightshift-leader] in " + NS, LEADER_ELECTION);
+    private static final Map<String, String> UNUSED_ON_PURPOSE = Map.of();
 
     private static final String CLUSTER = """
             apiVersion: nightshift.dev/v1alpha1
@@ -192,7 +188,9 @@ class RbacIT {
     private Agent startAgent(KubernetesClient client, SimulatedMachineProvider provider, GitDaemon daemon) throws Exception {
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(daemon.url("specs.git"))),
                 Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("rbac"), Optional.of(0),
-                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)));
+                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)))
+                // As deployed: two replicas elect a leader, so the lease's verbs are part of what is proven.
+                .with(new AgentConfig.LeaderElection(true, "nightshift-leader", Duration.ofSeconds(2), "rbac-test"));
         Agent agent = new Agent(config, client, provider, Clock.systemUTC(), r -> { });
         agent.start();
         return agent;

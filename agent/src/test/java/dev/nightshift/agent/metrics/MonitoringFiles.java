@@ -26,7 +26,7 @@ final class MonitoringFiles {
     static final Path DASHBOARD = ROOT.resolve("grafana/dashboards/nightshift.json");
     static final Path RULES = ROOT.resolve("grafana/alerts/nightshift-rules.yaml");
     static final Path RULE_TESTS = ROOT.resolve("grafana/alerts/nightshift-rules-test.yaml");
-    static final Path PROMETHEUS_RULE = ROOT.resolve("manifests/prometheusrule.yaml");
+    static final Path PROMETHEUS_RULE = ROOT.resolve("manifests/monitoring/prometheusrule.yaml");
 
     /** One expression and where it comes from, for messages. */
     record Expression(String source, String promql) {

@@ -29,6 +29,7 @@ import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -153,5 +154,30 @@ class ReconcilerIT {
         assertThat(sizes).as("registered nodes over time (maxSurge 1)").allMatch(s -> s <= 4);
         assertThat(nodes()).allSatisfy(n -> assertThat(n.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE));
         watch.close();
+    }
+
+    @Test
+    void aPoolStartsOnlyAfterItsConsecutiveValidationsEachAnIntervalApart() {
+        reconciler.close();
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, Clock.systemUTC());
+        reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 3, Duration.ofSeconds(3), false,
+                Optional.empty(), true), client, observer, executor, new RolloutPlanner(), Clock.systemUTC(), reports::add);
+        reconciler.offer(new SpecRevision("a", spec("1631.0.0"), java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
+        int before = reports.size();
+
+        reconciler.offer(new SpecRevision("b", spec("1632.0.0"), java.time.Instant.now()));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> reports.stream().skip(before)
+                .anyMatch(r -> r.outcomes().stream().anyMatch(o -> o.step() instanceof Step.CreateMachine)));
+        List<ReconcileReport> after = List.copyOf(reports).subList(before, reports.size());
+        java.time.Instant firstValidation = after.stream().filter(r -> r.plan() != null
+                && r.plan().steps().stream().anyMatch(st -> st instanceof Step.Validate)).findFirst().orElseThrow().at();
+        java.time.Instant firstCreate = after.stream().filter(r -> r.outcomes().stream()
+                .anyMatch(o -> o.step() instanceof Step.CreateMachine)).findFirst().orElseThrow().at();
+        assertThat(Duration.between(firstValidation, firstCreate))
+                .as("three successful checks, each at least 3 s after the one before").isGreaterThanOrEqualTo(Duration.ofSeconds(6));
+        assertThat(after.stream().filter(r -> r.at().isBefore(firstCreate)).filter(r -> r.plan() != null
+                && r.plan().steps().stream().anyMatch(st -> st instanceof Step.Validate)).count()).isGreaterThanOrEqualTo(3);
     }
 }

@@ -25,6 +25,10 @@ import io.fabric8.kubernetes.api.model.Node;
  */
 final class AgentHarness implements AutoCloseable {
 
+    /** The cloud's default timing: machines register and in-place updates finish after 0.8 s, kubelets restart in 0.3 s. */
+    static final SimulatedMachineProvider.Behaviour CLOUD = new SimulatedMachineProvider.Behaviour(Duration.ofMillis(800),
+            Duration.ofMillis(800), Duration.ofMillis(300), 0, 0);
+
     final GitDaemon daemon;
     final GitWork work;
     final EmbeddedKubernetes kube;
@@ -38,13 +42,22 @@ final class AgentHarness implements AutoCloseable {
     }
 
     AgentHarness(Path tmp, String cluster, String pool, int nodes, String apiServerVersion) throws Exception {
+        this(tmp, cluster, pool, nodes, apiServerVersion, CLOUD);
+    }
+
+    /** With the simulated cloud's own timing: how long machines take to register, in-place updates to finish. */
+    AgentHarness(Path tmp, String cluster, String pool, int nodes, SimulatedMachineProvider.Behaviour behaviour) throws Exception {
+        this(tmp, cluster, pool, nodes, EmbeddedKubernetes.DEFAULT_GIT_VERSION, behaviour);
+    }
+
+    AgentHarness(Path tmp, String cluster, String pool, int nodes, String apiServerVersion,
+                 SimulatedMachineProvider.Behaviour behaviour) throws Exception {
         this.tmp = tmp;
         Path served = Files.createDirectories(tmp.resolve("served"));
         daemon = new GitDaemon(served);
         work = GitWork.create(served, "specs.git", daemon.url("specs.git"), tmp.resolve("work"));
         kube = EmbeddedKubernetes.start(apiServerVersion);
-        provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(3), p -> false,
-                new SimulatedMachineProvider.Behaviour(Duration.ofMillis(800), Duration.ofMillis(800), Duration.ofMillis(300), 0, 0));
+        provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(3), p -> false, behaviour);
         for (int i = 1; i <= nodes; i++) {
             provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty());
         }

@@ -1,0 +1,147 @@
+package dev.nightshift.agent.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+
+/**
+ * {@code nightshift demo} as a person runs it: the shaded jar in a process of its own, and a real
+ * kubectl pointed at the kubeconfig the demo prints. kubectl must be installed (Debian's
+ * {@code kubernetes-client}; .ci/run installs it): its absence fails the test, never skips it.
+ */
+class DemoProcessIT {
+
+    private static final Path JAR = Path.of(System.getProperty("nightshift.jar", "target/nightshift.jar"));
+    /** The banner's hint, e.g. {@code (kubectl --kubeconfig /tmp/x/kubeconfig get nodes)}. */
+    private static final Pattern KUBECONFIG = Pattern.compile("kubectl --kubeconfig (\\S+) get nodes");
+    /** A node of one of the demo's pools; its bastion pool has machines but never nodes. */
+    private static final Pattern DEMO_NODE = Pattern.compile("node/(batch|cpu-worker|gpu-worker)-[0-9a-z]+");
+
+    @TempDir
+    Path tmp;
+
+    private Process demo;
+
+    /** What a kubectl run printed. */
+    private record Run(int exitCode, String stdout, String stderr) {
+    }
+
+    @AfterEach
+    void killLeftovers() {
+        // Only when the test failed before it stopped the demo itself.
+        if (demo != null && demo.isAlive()) {
+            demo.descendants().forEach(ProcessHandle::destroyForcibly);
+            demo.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aRealKubectlListsTheNodesOfARunningDemoAndStoppingItLeavesNothingRunning() throws Exception {
+        Path screen = tmp.resolve("demo.out");
+        demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(),
+                "demo", "--http-port", "0", "--dir", tmp.resolve("demo").toString())
+                .redirectErrorStream(true).redirectOutput(screen.toFile()).start();
+
+        Path kubeconfig = await("the demo prints its kubeconfig").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                .failFast("the demo exited", () -> !demo.isAlive())
+                .until(() -> kubeconfigIn(screen), Optional::isPresent).orElseThrow();
+
+        // The demo starts rolling its pools at once: kubectl's list is bracketed by two reads of the
+        // same API, so that a node replaced meanwhile cannot make the test flaky.
+        Set<String> before = nodes(kubeconfig);
+        Run run = kubectl(kubeconfig, "get", "nodes", "-o", "name");
+        Set<String> after = nodes(kubeconfig);
+
+        assertThat(run.exitCode()).as("exit code; stderr: %s; demo: %s", run.stderr(), screen(screen)).isZero();
+        List<String> listed = run.stdout().lines().toList();
+        assertThat(listed).as("the demo's nodes").isNotEmpty().allMatch(DEMO_NODE.asMatchPredicate());
+        Set<String> stable = new HashSet<>(before);
+        stable.retainAll(after);
+        Set<String> seen = new HashSet<>(before);
+        seen.addAll(after);
+        assertThat(stable).as("nodes present throughout").isNotEmpty();
+        assertThat(listed).containsAll(stable).allMatch(seen::contains);
+
+        List<ProcessHandle> tree = new ArrayList<>(demo.descendants().toList());
+        tree.add(demo.toHandle());
+        demo.destroy();
+        assertThat(demo.waitFor(30, TimeUnit.SECONDS)).as("the demo stops on SIGTERM; demo: %s", screen(screen)).isTrue();
+        await("the demo's process and every child gone").atMost(Duration.ofSeconds(30))
+                .until(() -> tree.stream().noneMatch(ProcessHandle::isAlive));
+        assertThat(kubectl(kubeconfig, "get", "nodes", "-o", "name").exitCode()).as("the demo's API server went with it")
+                .isNotZero();
+    }
+
+    private static Optional<Path> kubeconfigIn(Path screen) throws IOException {
+        Matcher m = KUBECONFIG.matcher(screen(screen));
+        return m.find() ? Optional.of(Path.of(m.group(1))) : Optional.empty();
+    }
+
+    private static String screen(Path screen) throws IOException {
+        return Files.exists(screen) ? Files.readString(screen, StandardCharsets.UTF_8) : "";
+    }
+
+    /** The node names the API behind {@code kubeconfig} holds now, in kubectl's {@code -o name} form. */
+    private static Set<String> nodes(Path kubeconfig) throws IOException {
+        Config config = Config.fromKubeconfig(Files.readString(kubeconfig, StandardCharsets.UTF_8));
+        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+            return client.nodes().list().getItems().stream().map(n -> "node/" + n.getMetadata().getName()).collect(Collectors.toSet());
+        }
+    }
+
+    private static Path kubectl() {
+        Optional<Path> found = Optional.ofNullable(System.getenv("PATH")).stream()
+                .flatMap(path -> List.of(path.split(File.pathSeparator)).stream())
+                .map(dir -> Path.of(dir, "kubectl"))
+                .filter(Files::isExecutable)
+                .findFirst();
+        if (found.isEmpty()) {
+            fail("kubectl is not on the PATH: install Debian's kubernetes-client (apt-get install -y kubernetes-client);"
+                    + " .ci/run installs it");
+        }
+        return found.get();
+    }
+
+    private Run kubectl(Path kubeconfig, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(kubectl().toString(), "--kubeconfig", kubeconfig.toString(),
+                "--cache-dir", tmp.resolve("cache").toString(), "--request-timeout", "20s"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectOutput(tmp.resolve("kubectl.out").toFile())
+                .redirectError(tmp.resolve("kubectl.err").toFile());
+        // A home of its own, so that nothing from the user's ~/.kube takes part or is written to.
+        builder.environment().put("HOME", tmp.toString());
+        builder.environment().remove("KUBECONFIG");
+        Process process = builder.start();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            fail("kubectl %s did not finish in 60 s", String.join(" ", args));
+        }
+        return new Run(process.exitValue(), Files.readString(tmp.resolve("kubectl.out"), StandardCharsets.UTF_8),
+                Files.readString(tmp.resolve("kubectl.err"), StandardCharsets.UTF_8));
+    }
+}

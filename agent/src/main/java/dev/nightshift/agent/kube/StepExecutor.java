@@ -103,14 +103,19 @@ public final class StepExecutor {
             provider.create(c.pool(), c.surgeFor(), c.rollHash(), c.kubeletHash());
             return outcome(step, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
         } else if (step instanceof Step.UpdateInPlace u) {
-            Map<String, Object> a = new HashMap<>();
-            a.put(NodeMarks.IN_PLACE_TARGET, u.rollHash().value());
-            Optional<Node> current = observer.node(node);
-            boolean sameTarget = current.map(n -> u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))).orElse(false);
-            if (!sameTarget) {
-                a.put(NodeMarks.IN_PLACE_STARTED_AT, clock.instant().toString());
-            }
-            patchAnnotations(node, a);
+            // Decided on the node as the API has it now, not as the cache had it: a repeated step
+            // must not restart the in-place clock.
+            String now = clock.instant().toString();
+            patcher.patch(node, n -> {
+                Map<String, Object> a = new HashMap<>();
+                if (!u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))) {
+                    a.put(NodeMarks.IN_PLACE_TARGET, u.rollHash().value());
+                    a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
+                } else if (annotation(n, NodeMarks.IN_PLACE_STARTED_AT) == null) {
+                    a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
+                }
+                return a.isEmpty() ? Optional.empty() : Optional.of(Map.of("metadata", Map.of("annotations", a)));
+            });
             provider.updateInPlace(node, u.rollHash(), u.kubeletHash());
             return outcome(step, "updating " + node + " in place");
         } else if (step instanceof Step.RestartKubelet r) {
@@ -217,48 +222,68 @@ public final class StepExecutor {
      * the node (so the count survives a restart) and reported as an Event naming pod and budget.
      */
     private Optional<Outcome> drain(Step step, String node) {
-        Optional<Node> current = observer.node(node);
-        if (current.isEmpty()) {
+        if (observer.node(node).isEmpty()) {
             return Optional.empty();
         }
-        if (annotation(current.get(), NodeMarks.DRAIN_STARTED_AT) == null) {
-            patchAnnotations(node, Map.of(NodeMarks.DRAIN_STARTED_AT, clock.instant().toString()));
-        }
-        Map<String, Map<String, Object>> attempts = attempts(annotation(current.get(), NodeMarks.EVICTION_ATTEMPTS));
-        int evicted = 0;
+        // The marks are computed from the node as the API has it now: the cache may not show our
+        // last write yet, and a repeated step must neither restart the drain clock nor lose counts.
+        String started = clock.instant().toString();
+        patcher.patch(node, n -> annotation(n, NodeMarks.DRAIN_STARTED_AT) != null ? Optional.empty()
+                : Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.DRAIN_STARTED_AT, started)))));
+        List<String> evictedPods = new ArrayList<>();
+        Map<String, String> blockedBy = new LinkedHashMap<>();
+        Map<String, String> namespaces = new HashMap<>();
         int failed = 0;
-        List<String> blocked = new ArrayList<>();
         for (Pod pod : observer.evictablePods(node)) {
             if (pod.getMetadata().getDeletionTimestamp() != null) {
                 continue;
             }
             String name = pod.getMetadata().getName();
+            namespaces.put(name, pod.getMetadata().getNamespace());
             EvictionResult result = evictor.evict(pod.getMetadata().getNamespace(), name);
             if (result instanceof EvictionResult.Evicted || result instanceof EvictionResult.NotFound) {
-                evicted++;
-                attempts.remove(name);
+                evictedPods.add(name);
             } else if (result instanceof EvictionResult.BlockedByBudget b) {
-                Map<String, Object> entry = attempts.computeIfAbsent(name, k -> new HashMap<>());
-                int count = ((Number) entry.getOrDefault("attempts", 0)).intValue() + 1;
-                entry.put("attempts", count);
-                entry.put("pdb", b.budget());
-                blocked.add(name + " (budget " + b.budget() + ", attempt " + count + ")");
-                if (count == 1 || count % 10 == 0) {
-                    event(node, "EvictionBlocked", "Draining " + node + ": eviction of pod " + pod.getMetadata().getNamespace()
-                            + "/" + name + " refused by PodDisruptionBudget " + b.budget() + " (attempt " + count + ")");
-                }
+                blockedBy.put(name, b.budget());
             } else if (result instanceof EvictionResult.Retry r) {
                 failed++;
                 LOG.info("eviction of {} on {} will be retried: {} {}", name, node, r.status(), r.message());
             }
         }
-        try {
-            patchAnnotations(node, mapOf(NodeMarks.EVICTION_ATTEMPTS, attempts.isEmpty() ? null : JSON.writeValueAsString(attempts)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-        return Optional.of(new Outcome(step, "draining " + node + ": " + evicted + " pod(s) evicted"
-                + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evicted, blocked.size(), failed)));
+        java.util.concurrent.atomic.AtomicReference<Map<String, Integer>> counts = new java.util.concurrent.atomic.AtomicReference<>(Map.of());
+        patcher.patch(node, n -> {
+            String before = annotation(n, NodeMarks.EVICTION_ATTEMPTS);
+            Map<String, Map<String, Object>> attempts = attempts(before);
+            evictedPods.forEach(attempts::remove);
+            Map<String, Integer> now = new HashMap<>();
+            blockedBy.forEach((pod, budget) -> {
+                Map<String, Object> entry = attempts.computeIfAbsent(pod, k -> new HashMap<>());
+                int count = ((Number) entry.getOrDefault("attempts", 0)).intValue() + 1;
+                entry.put("attempts", count);
+                entry.put("pdb", budget);
+                now.put(pod, count);
+            });
+            counts.set(now);
+            String after;
+            try {
+                after = attempts.isEmpty() ? null : JSON.writeValueAsString(attempts);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            return java.util.Objects.equals(before, after) ? Optional.empty()
+                    : Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, after))));
+        });
+        List<String> blocked = new ArrayList<>();
+        blockedBy.forEach((pod, budget) -> {
+            int count = counts.get().getOrDefault(pod, 1);
+            blocked.add(pod + " (budget " + budget + ", attempt " + count + ")");
+            if (count == 1 || count % 10 == 0) {
+                event(node, "EvictionBlocked", "Draining " + node + ": eviction of pod " + namespaces.get(pod)
+                        + "/" + pod + " refused by PodDisruptionBudget " + budget + " (attempt " + count + ")");
+            }
+        });
+        return Optional.of(new Outcome(step, "draining " + node + ": " + evictedPods.size() + " pod(s) evicted"
+                + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evictedPods.size(), blocked.size(), failed)));
     }
 
     private static Map<String, Map<String, Object>> attempts(String json) {

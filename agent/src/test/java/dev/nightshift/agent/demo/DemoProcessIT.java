@@ -1,10 +1,8 @@
 package dev.nightshift.agent.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.nightshift.agent.kube.embedded.Kubectl;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -46,9 +45,6 @@ class DemoProcessIT {
 
     private Process demo;
 
-    /** What a kubectl run printed. */
-    private record Run(int exitCode, String stdout, String stderr) {
-    }
 
     @AfterEach
     void killLeftovers() {
@@ -73,7 +69,7 @@ class DemoProcessIT {
         // The demo starts rolling its pools at once: kubectl's list is bracketed by two reads of the
         // same API, so that a node replaced meanwhile cannot make the test flaky.
         Set<String> before = nodes(kubeconfig);
-        Run run = kubectl(kubeconfig, "get", "nodes", "-o", "name");
+        Kubectl.Run run = kubectl(kubeconfig, "get", "nodes", "-o", "name");
         Set<String> after = nodes(kubeconfig);
 
         assertThat(run.exitCode()).as("exit code; stderr: %s; demo: %s", run.stderr(), screen(screen)).isZero();
@@ -113,35 +109,8 @@ class DemoProcessIT {
         }
     }
 
-    private static Path kubectl() {
-        Optional<Path> found = Optional.ofNullable(System.getenv("PATH")).stream()
-                .flatMap(path -> List.of(path.split(File.pathSeparator)).stream())
-                .map(dir -> Path.of(dir, "kubectl"))
-                .filter(Files::isExecutable)
-                .findFirst();
-        if (found.isEmpty()) {
-            fail("kubectl is not on the PATH: install Debian's kubernetes-client (apt-get install -y kubernetes-client);"
-                    + " .ci/run installs it");
-        }
-        return found.get();
-    }
 
-    private Run kubectl(Path kubeconfig, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(kubectl().toString(), "--kubeconfig", kubeconfig.toString(),
-                "--cache-dir", tmp.resolve("cache").toString(), "--request-timeout", "20s"));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectOutput(tmp.resolve("kubectl.out").toFile())
-                .redirectError(tmp.resolve("kubectl.err").toFile());
-        // A home of its own, so that nothing from the user's ~/.kube takes part or is written to.
-        builder.environment().put("HOME", tmp.toString());
-        builder.environment().remove("KUBECONFIG");
-        Process process = builder.start();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            fail("kubectl %s did not finish in 60 s", String.join(" ", args));
-        }
-        return new Run(process.exitValue(), Files.readString(tmp.resolve("kubectl.out"), StandardCharsets.UTF_8),
-                Files.readString(tmp.resolve("kubectl.err"), StandardCharsets.UTF_8));
+    private Kubectl.Run kubectl(Path kubeconfig, String... args) throws IOException, InterruptedException {
+        return Kubectl.run(tmp, kubeconfig, args);
     }
 }

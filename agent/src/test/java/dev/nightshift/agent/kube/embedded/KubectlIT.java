@@ -4,18 +4,10 @@ import static dev.nightshift.agent.kube.embedded.Fixtures.NS;
 import static dev.nightshift.agent.kube.embedded.Fixtures.node;
 import static dev.nightshift.agent.kube.embedded.Fixtures.readyPod;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
-import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,9 +30,6 @@ class KubectlIT {
 
     private Path kubeconfig;
 
-    /** What a kubectl run printed. */
-    private record Run(int exitCode, String stdout, String stderr) {
-    }
 
     @BeforeEach
     void workloads() {
@@ -57,41 +46,14 @@ class KubectlIT {
         cluster.close();
     }
 
-    private static Path kubectl() {
-        Optional<Path> found = Optional.ofNullable(System.getenv("PATH")).stream()
-                .flatMap(path -> List.of(path.split(File.pathSeparator)).stream())
-                .map(dir -> Path.of(dir, "kubectl"))
-                .filter(Files::isExecutable)
-                .findFirst();
-        if (found.isEmpty()) {
-            fail("kubectl is not on the PATH: install Debian's kubernetes-client (apt-get install -y kubernetes-client);"
-                    + " .ci/run installs it");
-        }
-        return found.get();
-    }
 
-    private Run kubectl(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(kubectl().toString(), "--kubeconfig", kubeconfig.toString(),
-                "--cache-dir", tmp.resolve("cache").toString(), "--request-timeout", "20s"));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectOutput(tmp.resolve("out").toFile())
-                .redirectError(tmp.resolve("err").toFile());
-        // A home of its own, so that nothing from the user's ~/.kube takes part or is written to.
-        builder.environment().put("HOME", tmp.toString());
-        builder.environment().remove("KUBECONFIG");
-        Process process = builder.start();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            fail("kubectl %s did not finish in 60 s", String.join(" ", args));
-        }
-        return new Run(process.exitValue(), Files.readString(tmp.resolve("out"), StandardCharsets.UTF_8),
-                Files.readString(tmp.resolve("err"), StandardCharsets.UTF_8));
+    private Kubectl.Run kubectl(String... args) throws IOException, InterruptedException {
+        return Kubectl.run(tmp, kubeconfig, args);
     }
 
     @Test
     void getNodesPrintsTheNodeNames() throws Exception {
-        Run run = kubectl("get", "nodes");
+        Kubectl.Run run = kubectl("get", "nodes");
 
         assertThat(run.exitCode()).as("exit code; stderr: %s", run.stderr()).isZero();
         assertThat(run.stdout()).contains("NAME").contains("cpu-worker-1").contains("cpu-worker-2");
@@ -99,7 +61,7 @@ class KubectlIT {
 
     @Test
     void getPodsInAllNamespacesPrintsEveryPod() throws Exception {
-        Run run = kubectl("get", "pods", "-A");
+        Kubectl.Run run = kubectl("get", "pods", "-A");
 
         assertThat(run.exitCode()).as("exit code; stderr: %s", run.stderr()).isZero();
         assertThat(run.stdout()).contains("web-1").contains("coredns-1").contains(NS).contains("kube-system");
@@ -109,7 +71,7 @@ class KubectlIT {
     void getNodesByLabelPrintsOnlyThoseNodes() throws Exception {
         client.nodes().resource(node("gpu-worker-1", Map.of("pool", "gpu"))).create();
 
-        Run run = kubectl("get", "nodes", "-l", "pool=gpu", "-o", "name");
+        Kubectl.Run run = kubectl("get", "nodes", "-l", "pool=gpu", "-o", "name");
 
         assertThat(run.exitCode()).as("exit code; stderr: %s", run.stderr()).isZero();
         assertThat(run.stdout().strip()).isEqualTo("node/gpu-worker-1");
@@ -117,7 +79,7 @@ class KubectlIT {
 
     @Test
     void versionReportsTheServersGitVersion() throws Exception {
-        Run run = kubectl("version", "-o", "json");
+        Kubectl.Run run = kubectl("version", "-o", "json");
 
         assertThat(run.exitCode()).as("exit code; stderr: %s", run.stderr()).isZero();
         assertThat(run.stdout()).contains("\"serverVersion\"").contains("\"gitVersion\": \"v1.31.4\"");

@@ -1,0 +1,92 @@
+package dev.nightshift.agent.run;
+
+import static dev.nightshift.agent.run.AgentHarness.annotation;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.kube.NodeMarks;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+
+/**
+ * Every connection between the agent and the API server is cut: the watches reconnect by
+ * themselves, and the agent goes on seeing the cluster — a node that joins afterwards is adopted.
+ */
+class WatchReconnectIT {
+
+    private static final String CLUSTER = """
+            apiVersion: nightshift.dev/v1alpha1
+            kind: Cluster
+            metadata: {name: e2e}
+            spec:
+              kubernetes: {version: "1.31.4"}
+            """;
+    private static final String POOL = """
+            apiVersion: nightshift.dev/v1alpha1
+            kind: WorkerPool
+            metadata: {name: web, cluster: e2e}
+            spec:
+              minimum: 3
+              maximum: 6
+              machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+            """;
+
+    @TempDir
+    Path tmp;
+
+    private AgentHarness h;
+    private SeveringProxy proxy;
+    private KubernetesClient throughProxy;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (h != null) {
+            h.close();
+        }
+        if (throughProxy != null) {
+            throughProxy.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Test
+    void afterEveryConnectionIsCutTheAgentStillSeesTheCluster() throws Exception {
+        h = new AgentHarness(tmp, "e2e", "web", 3);
+        h.work.write("cluster.yaml", CLUSTER);
+        h.work.write("pools/web.yaml", POOL);
+        h.work.commitAndPush("initial");
+        proxy = new SeveringProxy(h.kube.port());
+        throughProxy = new KubernetesClientBuilder().withConfig(new ConfigBuilder(h.kube.config())
+                .withMasterUrl("http://127.0.0.1:" + proxy.port()).build()).build();
+        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(h.daemon.url("specs.git"))),
+                Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("e2e"), Optional.of(0),
+                Optional.of(tmp.resolve("cache")), Optional.of(false)));
+        h.agent = new Agent(config, throughProxy, h.provider, Clock.systemUTC(), r -> { });
+        h.agent.start();
+        h.awaitAdopted("web", 3);
+
+        assertThat(proxy.sever()).as("the watches' connections were open").isGreaterThanOrEqualTo(3);
+        h.kube.clearRequests();
+        // A machine joins after the cut; only a watch that came back shows it to the agent.
+        h.provider.seed("web", "web-4", Optional.empty(), Optional.empty());
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> h.nodes("web").stream()
+                .anyMatch(n -> n.getMetadata().getName().equals("web-4") && !annotation(n, NodeMarks.ROLL_HASH).isEmpty()));
+        assertThat(h.kube.requests()).as("the informers listed again and watch anew")
+                .anyMatch(r -> r.method().equals("GET") && r.query().contains("watch=true"));
+    }
+}

@@ -54,8 +54,6 @@ public final class AgentMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
-    private final Timer.Builder pollTimer = Timer.builder("nightshift.git.poll.duration")
-            .description("Time of one Git poll, from the head check to the specs handed on");
     private final AtomicLong lastSyncMillis = new AtomicLong(-1);
     private final AtomicReference<Optional<String>> revision = new AtomicReference<>(Optional.empty());
     private final MultiGauge revisionInfo;
@@ -88,7 +86,7 @@ public final class AgentMetrics implements AutoCloseable {
         for (PollResult result : PollResult.values()) {
             Counter.builder("nightshift.git.polls").description("Git polls by result").tag("result", label(result))
                     .register(registry);
-            pollTimer.tag("result", label(result)).register(registry);
+            pollTimer(result);
         }
         for (String verb : VERBS) {
             apiErrors(verb);
@@ -164,7 +162,7 @@ public final class AgentMetrics implements AutoCloseable {
     /** One poll ended; any result but a failure means the repository was reached. */
     public void polled(PollResult result, Duration took, Instant at) {
         registry.counter("nightshift.git.polls", "result", label(result)).increment();
-        pollTimer.tag("result", label(result)).register(registry).record(took);
+        pollTimer(result).record(took);
         if (result != PollResult.FAILED) {
             lastSyncMillis.set(at.toEpochMilli());
         }
@@ -172,6 +170,12 @@ public final class AgentMetrics implements AutoCloseable {
 
     public void leading(boolean acting) {
         leading.set(acting ? 1 : 0);
+    }
+
+    /** A new builder each time: builders are mutable, and polls may end on two threads at once. */
+    private Timer pollTimer(PollResult result) {
+        return Timer.builder("nightshift.git.poll.duration").description("Time of one Git poll, from the head check to the specs handed on")
+                .tag("result", label(result)).register(registry);
     }
 
     /** The newest commit's specs: valid (handed on) or refused with this many errors. */

@@ -24,7 +24,7 @@ import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
-import dev.nightshift.agent.window.MaintenanceCalendar;
+import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.DiffReport;
 import dev.nightshift.spec.diff.InPlaceHistory;
@@ -87,6 +87,8 @@ public final class Reconciler implements AutoCloseable {
     private ScheduledFuture<?> wake;
     private volatile SpecRevision offered;
     private SpecRevision accepted;
+    /** The accepted spec's maintenance calendar, kept between reconciles. */
+    private CachedCalendar calendar;
     /** Since when each pool has had outdated nodes without a break. */
     private final Map<String, Instant> outdatedSince = new HashMap<>();
     private final NodeUpdateTracker tracker = new NodeUpdateTracker();
@@ -186,7 +188,9 @@ public final class Reconciler implements AutoCloseable {
             return Optional.empty();
         }
         ClusterSpec cluster = accepted.specs().cluster(settings.cluster()).orElseThrow();
-        MaintenanceCalendar calendar = new MaintenanceCalendar(cluster.maintenance());
+        if (calendar == null || !calendar.maintenance().equals(cluster.maintenance())) {
+            calendar = new CachedCalendar(cluster.maintenance());
+        }
         WindowState window = calendar.state(now);
         DesiredCluster desired = DesiredCluster.of(accepted.specs(), settings.cluster(), settings.validationsRequired());
         Set<String> pools = new HashSet<>();
@@ -231,7 +235,7 @@ public final class Reconciler implements AutoCloseable {
                 + ": " + dev.nightshift.spec.model.WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
                 + " maintenance windows (exclusions still apply)"));
         return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, rejected, notices,
-                overdue(plan, calendar, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
+                overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
                 Optional.empty()));
     }
 
@@ -240,7 +244,7 @@ public final class Reconciler implements AutoCloseable {
      * window passed without finishing them. The agent keeps since when each pool has been outdated
      * in memory, so after a restart it counts from then: late, never early.
      */
-    private Map<String, Integer> overdue(Plan plan, MaintenanceCalendar calendar, Instant now) {
+    private Map<String, Integer> overdue(Plan plan, Instant now) {
         outdatedSince.keySet().retainAll(plan.pools().keySet());
         plan.pools().forEach((pool, report) -> {
             if (report.outdated() == 0) {

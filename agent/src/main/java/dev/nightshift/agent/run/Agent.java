@@ -172,10 +172,11 @@ public final class Agent implements AutoCloseable {
                     reconciler.standBy();
                 }, leader::set)).build();
         LOG.info("{} joins the election for lease {}/{}", election.identity(), NAMESPACE, election.leaseName());
-        election(client.leaderElector().withConfig(electionConfig).build().start());
+        followElection(client.leaderElector().withConfig(electionConfig).build().start());
     }
 
-    private void election(java.util.concurrent.CompletableFuture<?> running) {
+    /** Stands by if the election ends for any reason but our own close. */
+    private void followElection(java.util.concurrent.CompletableFuture<?> running) {
         this.election = running;
         running.whenComplete((ok, error) -> {
             if (error != null && !(error instanceof java.util.concurrent.CancellationException)) {

@@ -86,6 +86,12 @@ public final class MaintenanceCalendar {
         return new WindowState(false, current.isPresent(), exclusion, current, next, confineSpecUpdateRollout());
     }
 
+    /** The next instant after {@code now} at which an exclusion starts or ends. */
+    public Optional<Instant> nextExclusionBoundary(Instant now) {
+        return maintenance.flatMap(m -> m.exclusions().stream().flatMap(e -> java.util.stream.Stream.of(e.start(), e.end()))
+                .filter(t -> t.isAfter(now)).min(Comparator.naturalOrder()));
+    }
+
     private Optional<Maintenance.Exclusion> exclusionAt(Instant now) {
         return maintenance.flatMap(m -> m.exclusions().stream()
                 .filter(e -> !now.isBefore(e.start()) && now.isBefore(e.end())).findFirst());

@@ -126,7 +126,10 @@ public final class Agent implements AutoCloseable {
                 metrics.specLoaded(errors.size());
                 latestCommit.set(commit);
                 lastPollError.set(null);
-                invalidSpecEvent(commit, errors);
+                if (reconciler.leading()) {
+                    // A replica standing by writes nothing to the cluster.
+                    invalidSpecEvent(commit, errors);
+                }
             }
 
             @Override
@@ -157,7 +160,6 @@ public final class Agent implements AutoCloseable {
      * watching the cluster, ready but idle, so that a new leader starts from warm caches.
      */
     private void elect(AgentConfig.LeaderElection election) {
-        AtomicReference<String> leader = currentLeader;
         LeaderElectionConfig electionConfig = new LeaderElectionConfigBuilder().withName("nightshift")
                 .withLock(new LeaseLock(NAMESPACE, election.leaseName(), election.identity()))
                 .withLeaseDuration(election.leaseDuration()).withRenewDeadline(election.renewDeadline())
@@ -166,11 +168,14 @@ public final class Agent implements AutoCloseable {
                     LOG.info("{} leads: reconciling", election.identity());
                     metrics.leading(true);
                     reconciler.lead();
+                    // A refused commit seen while standing by gets its Event now, from the replica that acts.
+                    Optional.ofNullable(latestCommit.get()).filter(c -> !poller.currentErrors().isEmpty())
+                            .ifPresent(c -> invalidSpecEvent(c, poller.currentErrors()));
                 }, () -> {
                     LOG.warn("{} stopped leading: standing by", election.identity());
                     metrics.leading(false);
                     reconciler.standBy();
-                }, leader::set)).build();
+                }, currentLeader::set)).build();
         LOG.info("{} joins the election for lease {}/{}", election.identity(), NAMESPACE, election.leaseName());
         followElection(client.leaderElector().withConfig(electionConfig).build().start());
     }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.kube.embedded.RecordedRequest;
 import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 
 /**
  * The agent stopped at several points of a surge rollout and started again with no memory: the
@@ -93,11 +94,19 @@ class RestartIT {
         // Machines take 2 s to register, so that a requested machine can be caught before it is a node.
         h = new AgentHarness(tmp, "e2e", "web", 3, new SimulatedMachineProvider.Behaviour(Duration.ofSeconds(2),
                 Duration.ofSeconds(2), Duration.ofMillis(300), 0, 0));
+        // A pod on every node, and the API server refusing the first evictions as overloaded: each
+        // drain takes several passes, so that the agent can be caught in the middle of one.
+        for (int i = 1; i <= 3; i++) {
+            h.kube.client().pods().inNamespace("shop").resource(new PodBuilder().withNewMetadata().withName("app-" + i)
+                    .withNamespace("shop").endMetadata().withNewSpec().withNodeName("web-" + i).addNewContainer().withName("app")
+                    .withImage("app").endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
+        }
         h.work.write("cluster.yaml", CLUSTER);
         h.work.write("pools/web.yaml", pool("1631.0.0"));
         h.work.commitAndPush("initial");
         h.startAgent("e2e");
         h.awaitAdopted("web", 3);
+        h.kube.throttleEvictions(6);
         List<String> old = h.nodes("web").stream().map(n -> "/api/v1/nodes/" + n.getMetadata().getName()).toList();
         String oldHash = annotation(h.nodes("web").get(0), NodeMarks.ROLL_HASH);
         h.kube.clearRequests();

@@ -59,7 +59,7 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--poll-interval", paramLabel = "DURATION", description = "e.g. 60s (default 60s, plus up to 10% jitter).")
     private String pollInterval;
 
-    @Option(names = "--http-port", paramLabel = "PORT", description = "HTTP port for /status, /healthz, /readyz, /hooks/git (default 9400).")
+    @Option(names = "--http-port", paramLabel = "PORT", description = "HTTP port for /metrics, /status, /healthz, /readyz, /hooks/git (default 9400).")
     private Integer httpPort;
 
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Where the local copy of the repository is kept.")

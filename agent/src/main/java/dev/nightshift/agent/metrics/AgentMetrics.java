@@ -168,8 +168,15 @@ public final class AgentMetrics implements AutoCloseable {
         }
     }
 
+    /** A replica standing by exports no pool series: summed over replicas, only the leader's count. */
     public void leading(boolean acting) {
         leading.set(acting ? 1 : 0);
+        if (!acting) {
+            for (MultiGauge g : List.of(poolNodes, pendingAction, phase, rolloutInProgress, progressRatio, deadlineExceeded, overdue,
+                    blockedDrains)) {
+                g.register(List.of(), true);
+            }
+        }
     }
 
     /** A new builder each time: builders are mutable, and polls may end on two threads at once. */

@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -37,6 +39,12 @@ final class NodeUpdateTracker {
     }
 
     private Map<String, ObservedNode> previous = Map.of();
+    /**
+     * Nodes whose roll or drain was already counted: the planner repeats a deletion or an in-place
+     * start until the cache shows its effect, and each counts once.
+     */
+    private final Set<String> rollCounted = new HashSet<>();
+    private final Set<String> drainCounted = new HashSet<>();
 
     /**
      * @param observed what this reconcile planned from
@@ -67,7 +75,7 @@ final class NodeUpdateTracker {
             if (n == null) {
                 continue;
             }
-            if (step instanceof Step.DeleteMachine) {
+            if (step instanceof Step.DeleteMachine && rollCounted.add(n.name())) {
                 if (outdated(desired, n)) {
                     Optional<Instant> surge = observed.nodes().stream().filter(s -> s.surgeFor().filter(n.name()::equals).isPresent())
                             .map(ObservedNode::createdAt).flatMap(Optional::stream).findFirst();
@@ -77,11 +85,14 @@ final class NodeUpdateTracker {
                 }
             }
             if ((step instanceof Step.DeleteMachine || (step instanceof Step.UpdateInPlace && n.inPlaceStartedAt().isEmpty()))
-                    && n.drainStartedAt().isPresent()) {
+                    && n.drainStartedAt().isPresent() && drainCounted.add(n.name())) {
                 drains.add(new FinishedDrain(n.pool(), n.name(), nonNegative(Duration.between(n.drainStartedAt().get(), now))));
             }
         }
         previous = byName;
+        rollCounted.retainAll(byName.keySet());
+        // A drain ends for good when its mark is cleared; the node's next drain counts again.
+        drainCounted.removeIf(name -> !byName.containsKey(name) || byName.get(name).drainStartedAt().isEmpty());
         return new Finished(updates, drains);
     }
 

@@ -1,0 +1,101 @@
+package dev.nightshift.agent.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.spec.load.LoadResult;
+import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.plan.Step;
+
+/**
+ * The planner repeats a deletion or an in-place start until the informer cache shows its effect;
+ * the tracker must count each node's update and drain once all the same (a repeat counted twice
+ * made the demo report 11 updates of 10 nodes).
+ */
+class NodeUpdateTrackerTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
+    private static final StampedHash OLD = new StampedHash(1, "0".repeat(32));
+    private static final DesiredCluster DESIRED = desired();
+
+    private final NodeUpdateTracker tracker = new NodeUpdateTracker();
+    private final DesiredPool web = DESIRED.pools().get(0);
+
+    private static DesiredCluster desired() {
+        String yaml = """
+                apiVersion: nightshift.dev/v1alpha1
+                kind: Cluster
+                metadata: {name: c}
+                spec:
+                  kubernetes: {version: "1.31.4"}
+                ---
+                apiVersion: nightshift.dev/v1alpha1
+                kind: WorkerPool
+                metadata: {name: web, cluster: c}
+                spec:
+                  minimum: 1
+                  maximum: 3
+                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+                """;
+        LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.getBytes(StandardCharsets.UTF_8)));
+        assertThat(loaded.errors()).isEmpty();
+        return DesiredCluster.of(loaded.specs(), "c", 1);
+    }
+
+    private ObservedNode drainedOutdated(String name) {
+        return ObservedNode.ready(name, "web", T0.minusSeconds(3600)).toBuilder().rollHash(OLD).kubeletHash(web.kubeletHash())
+                .cordoned(true).drainStartedAt(T0).drained(true).build();
+    }
+
+    private static ObservedCluster observed(ObservedNode... nodes) {
+        return new ObservedCluster(List.of(nodes), true, MaintenanceState.OPEN, Map.of());
+    }
+
+    private Step.DeleteMachine delete(String node) {
+        return new Step.DeleteMachine(node, "web", true, web.rollHash(), web.kubeletHash());
+    }
+
+    @Test
+    void aDeletionRepeatedBeforeTheCacheShowsItCountsOneRollAndOneDrain() {
+        ObservedCluster stillThere = observed(drainedOutdated("web-1"));
+
+        NodeUpdateTracker.Finished first = tracker.track(DESIRED, stillThere, List.of(delete("web-1")), T0.plusSeconds(60));
+        NodeUpdateTracker.Finished repeat = tracker.track(DESIRED, stillThere, List.of(delete("web-1")), T0.plusSeconds(62));
+
+        assertThat(first.updates()).extracting(NodeUpdate::node, NodeUpdate::kind, NodeUpdate::succeeded, NodeUpdate::took)
+                .containsExactly(tuple("web-1", NodeUpdate.Kind.ROLL, true, Duration.ofSeconds(60)));
+        assertThat(first.drains()).extracting(FinishedDrain::node).containsExactly("web-1");
+        assertThat(repeat.updates()).isEmpty();
+        assertThat(repeat.drains()).isEmpty();
+    }
+
+    @Test
+    void anInPlaceStartRepeatedCountsOneDrainAndTheNodesNextDrainCountsAgain() {
+        ObservedNode draining = drainedOutdated("web-1");
+        Step.UpdateInPlace update = new Step.UpdateInPlace("web-1", web.rollHash(), web.kubeletHash());
+
+        assertThat(tracker.track(DESIRED, observed(draining), List.of(update), T0.plusSeconds(30)).drains()).hasSize(1);
+        assertThat(tracker.track(DESIRED, observed(draining), List.of(update), T0.plusSeconds(32)).drains()).isEmpty();
+
+        // The update finished and the drain mark was cleared; a later update drains the node again.
+        ObservedNode done = draining.toBuilder().rollHash(web.rollHash()).cordoned(false).drainStartedAt(null).build();
+        tracker.track(DESIRED, observed(done), List.of(), T0.plusSeconds(120));
+        ObservedNode drainedAgain = done.toBuilder().rollHash(OLD).drainStartedAt(T0.plusSeconds(600)).build();
+        assertThat(tracker.track(DESIRED, observed(drainedAgain), List.of(update), T0.plusSeconds(640)).drains())
+                .extracting(FinishedDrain::took).containsExactly(Duration.ofSeconds(40));
+    }
+}

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -119,7 +120,18 @@ public final class StepExecutor {
             provider.updateInPlace(node, u.rollHash(), u.kubeletHash());
             return outcome(step, "updating " + node + " in place");
         } else if (step instanceof Step.RestartKubelet r) {
-            patchAnnotations(node, Map.of(NodeMarks.KUBELET_RESTART_AT, clock.instant().toString()));
+            // Only the step that sets the mark (on the node as the API has it now) restarts the
+            // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
+            String now = clock.instant().toString();
+            AtomicBoolean started = new AtomicBoolean();
+            patcher.patch(node, n -> {
+                started.set(annotation(n, NodeMarks.KUBELET_RESTART_AT) == null);
+                return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
+                        : Optional.empty();
+            });
+            if (!started.get()) {
+                return Optional.empty();
+            }
             provider.restartKubelet(node, r.kubeletHash());
             return outcome(step, "restarting the kubelet on " + node);
         } else if (step instanceof Step.Propagate p) {

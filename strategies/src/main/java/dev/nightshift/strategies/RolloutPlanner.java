@@ -73,7 +73,8 @@ public final class RolloutPlanner {
             taints(view, reportOnly ? node -> true : selected, sink);
             boolean wantsToStart = (rollWork || kubeletWork) && !reportOnly && myTurn && !status.paused()
                     && view.nodes().stream().anyMatch(selected::allows);
-            if (wantsToStart && healthy && status.validationStreak() < desired.validationsRequired()) {
+            // Asked for healthy or not: an unhealthy check ends the streak, so the N checks are consecutive.
+            if (wantsToStart && status.validationStreak() < desired.validationsRequired()) {
                 sink.add(new Step.Validate(pool.name()));
             }
 
@@ -108,7 +109,14 @@ public final class RolloutPlanner {
         return selfInitiated ? maintenance.selfInitiatedAllowed() : maintenance.specRolloutAllowed();
     }
 
-    /** The pool's own registered nodes and the control plane are Ready; other pools do not count. */
+    /**
+     * What a validation checks: the pool's own registered nodes (leaving ones aside) and the control
+     * plane are Ready; other pools do not count; a bastion has no node to check.
+     */
+    public static boolean healthy(DesiredPool pool, ObservedCluster observed, Instant now) {
+        return healthy(new PoolView(pool, observed.nodesOf(pool.name()), now), observed);
+    }
+
     private static boolean healthy(PoolView view, ObservedCluster observed) {
         if (!observed.controlPlaneReady()) {
             return false;

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * How the agent runs: where the specs live, which cluster it manages, its HTTP port. Secrets are
@@ -49,8 +50,9 @@ public record AgentConfig(
     public record LeaderElection(boolean enabled, String leaseName, Duration leaseDuration, String identity) {
 
         public static final LeaderElection OFF = new LeaderElection(false, "nightshift-leader", Duration.ofSeconds(15),
-                Optional.ofNullable(System.getenv("POD_NAME")).or(() -> Optional.ofNullable(System.getenv("HOSTNAME")))
-                        .orElse("nightshift-" + ProcessHandle.current().pid()));
+                // A pod's name is unique; a host name is not (two agents on one host), so it gets a suffix.
+                Optional.ofNullable(System.getenv("POD_NAME")).orElseGet(() -> Optional.ofNullable(System.getenv("HOSTNAME"))
+                        .orElse("nightshift") + "_" + UUID.randomUUID().toString().substring(0, 8)));
 
         public LeaderElection {
             if (leaseDuration.compareTo(Duration.ofSeconds(1)) < 0) {

@@ -1,5 +1,6 @@
 package dev.nightshift.agent.kube;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.http.Interceptor;
 
 /**
  * Evicts pods through the Eviction API (policy/v1). Its client never retries by itself: fabric8
@@ -29,8 +31,18 @@ public final class Evictor implements AutoCloseable {
     private final KubernetesClient client;
 
     public Evictor(Config config) {
+        this(config, List.of());
+    }
+
+    /** @param interceptors added to its client, such as the one counting API errors */
+    public Evictor(Config config, List<io.fabric8.kubernetes.client.http.Interceptor> interceptors) {
         this.client = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(config).withRequestRetryBackoffLimit(0).build()).build();
+                .withConfig(new ConfigBuilder(config).withRequestRetryBackoffLimit(0).build())
+                .withHttpClientBuilderConsumer(b -> {
+                    for (int i = 0; i < interceptors.size(); i++) {
+                        b.addOrReplaceInterceptor("nightshift-" + i, interceptors.get(i));
+                    }
+                }).build();
     }
 
     public EvictionResult evict(String namespace, String pod) {

@@ -34,6 +34,7 @@ import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
@@ -82,6 +83,8 @@ public final class Reconciler implements AutoCloseable {
     private final AtomicBoolean pending = new AtomicBoolean();
     /** Only the leader reconciles; a replica standing by keeps the newest spec and plans nothing. */
     private volatile boolean leading;
+    /** What one term as leader remembered must not leak into the next: another replica acted in between. */
+    private volatile boolean forgetTerm;
     /** When each pool's last validation that counted was made; after a restart the next one counts at once. */
     private final Map<String, Instant> lastValidation = new HashMap<>();
     private ScheduledFuture<?> wake;
@@ -91,7 +94,7 @@ public final class Reconciler implements AutoCloseable {
     private CachedCalendar calendar;
     /** Since when each pool has had outdated nodes without a break. */
     private final Map<String, Instant> outdatedSince = new HashMap<>();
-    private final NodeUpdateTracker tracker = new NodeUpdateTracker();
+    private NodeUpdateTracker tracker = new NodeUpdateTracker();
     private List<String> rejected = List.of();
     private List<String> guarded = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
@@ -119,6 +122,7 @@ public final class Reconciler implements AutoCloseable {
     /** This replica lost or gave up the lease: a reconcile in progress finishes its step; nothing more starts. */
     public void standBy() {
         leading = false;
+        forgetTerm = true;
     }
 
     public boolean leading() {
@@ -146,6 +150,12 @@ public final class Reconciler implements AutoCloseable {
         pending.set(false);
         if (!leading) {
             return;
+        }
+        if (forgetTerm) {
+            forgetTerm = false;
+            tracker = new NodeUpdateTracker();
+            outdatedSince.clear();
+            lastValidation.clear();
         }
         Instant now = clock.instant();
         Duration next = IDLE_RESYNC;
@@ -202,11 +212,20 @@ public final class Reconciler implements AutoCloseable {
         List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
         plan.pools().forEach((pool, report) -> statuses.put(pool, report.status()));
+        Map<String, DesiredPool> byName = new HashMap<>();
+        desired.pools().forEach(p -> byName.put(p.name(), p));
+        Map<String, String> poolOf = new HashMap<>();
+        observed.nodes().forEach(n -> poolOf.put(n.name(), n.pool()));
         if (!settings.dryRun()) {
             for (Step step : plan.steps()) {
+                if (!leading) {
+                    // The lease was lost: another replica may act now; the rest of this plan is its to make again.
+                    LOG.warn("stopped leading mid-plan: {} step(s) left to the new leader", plan.steps().size() - executed.size());
+                    break;
+                }
                 if (step instanceof Step.Validate v) {
                     PoolStatus s = statuses.get(v.target());
-                    if (!healthy(observed, v.target())) {
+                    if (!RolloutPlanner.healthy(byName.get(v.target()), observed, now)) {
                         statuses.put(v.target(), s.withValidationStreak(0));
                     } else if (s.validationStreak() > 0 && lastValidation.containsKey(v.target())
                             && lastValidation.get(v.target()).plus(settings.validationInterval()).isAfter(now)) {
@@ -220,6 +239,9 @@ public final class Reconciler implements AutoCloseable {
                 }
                 if (step instanceof Step.DeleteMachine d) {
                     statuses.computeIfPresent(d.pool(), (k, s) -> s.withLastTermination(now).withValidationStreak(0));
+                } else if ((step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet) && poolOf.containsKey(step.target())) {
+                    // A batch starts: the next one waits for fresh validations, as after a replacement.
+                    statuses.computeIfPresent(poolOf.get(step.target()), (k, s) -> s.withValidationStreak(0));
                 }
                 executor.execute(step).ifPresent(o -> {
                     outcomes.add(o);
@@ -227,7 +249,9 @@ public final class Reconciler implements AutoCloseable {
                 });
                 executed.add(step);
             }
-            writeStatus(statuses, observed);
+            if (leading) {
+                writeStatus(statuses, observed);
+            }
         }
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed, now);
         List<String> notices = new ArrayList<>(guarded);
@@ -345,11 +369,6 @@ public final class Reconciler implements AutoCloseable {
         observed.poolStatus().forEach((pool, s) -> entries.putIfAbsent(InPlaceHistory.key(settings.cluster(), pool),
                 new InPlaceHistory.Entry(false, s.usedForceTokens())));
         return new InPlaceHistory(entries);
-    }
-
-    private static boolean healthy(ObservedCluster observed, String pool) {
-        return observed.controlPlaneReady()
-                && observed.nodesOf(pool).stream().filter(ObservedNode::registered).allMatch(ObservedNode::ready);
     }
 
     private void writeStatus(Map<String, PoolStatus> statuses, ObservedCluster observed) {

@@ -8,6 +8,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -42,10 +48,11 @@ import dev.nightshift.agent.schedule.AgentScheduler;
 import dev.nightshift.agent.window.MaintenanceCalendar;
 import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.spec.load.SpecLoader;
-import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.Maintenance;
+import dev.nightshift.strategies.RolloutPlanner;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
@@ -83,7 +90,11 @@ public final class Agent implements AutoCloseable {
     private AgentScheduler scheduler;
     private AgentHttpServer http;
     private final AtomicReference<String> currentLeader = new AtomicReference<>();
-    private java.util.concurrent.CompletableFuture<?> election;
+    private volatile CompletableFuture<?> election;
+    /** Runs elections again after a lost lease, and what a new leader does first; only with leader election. */
+    private ScheduledExecutorService elections;
+    private volatile boolean closing;
+    private KubernetesClient electionClient;
     /** The maintenance the window wake-ups were scheduled for; rescheduled only when it changes. */
     private Optional<Maintenance> calendarFor;
 
@@ -101,12 +112,13 @@ public final class Agent implements AutoCloseable {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
         source = new GitSource(new GitSourceConfig(config.gitUrl().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
                 config.gitRef(), config.gitPath(), credentials(), config.cacheDir(), config.gitCaFile()));
+        ApiErrorInterceptor apiErrors = new ApiErrorInterceptor(metrics);
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
-                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", new ApiErrorInterceptor(metrics)))
+                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors))
                 .build();
         observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile);
         observer.start();
-        evictor = new Evictor(client.getConfiguration());
+        evictor = new Evictor(client.getConfiguration(), List.of(apiErrors));
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, clock);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
@@ -148,6 +160,16 @@ public final class Agent implements AutoCloseable {
         http.start();
         scheduler.schedulePolling(config.pollInterval(), 0.1, this::poll);
         if (config.leaderElection().enabled()) {
+            elections = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "nightshift-election");
+                t.setDaemon(true);
+                return t;
+            });
+            // Its own client, without the client's retries and with timeouts within the renew
+            // deadline: a leader that cannot renew must find out in time and step down.
+            int timeout = (int) config.leaderElection().renewDeadline().toMillis() / 2;
+            electionClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0).withConnectionTimeout(timeout).withRequestTimeout(timeout).build()).build();
             elect(config.leaderElection());
         } else {
             metrics.leading(true);
@@ -168,27 +190,41 @@ public final class Agent implements AutoCloseable {
                     LOG.info("{} leads: reconciling", election.identity());
                     metrics.leading(true);
                     reconciler.lead();
-                    // A refused commit seen while standing by gets its Event now, from the replica that acts.
-                    Optional.ofNullable(latestCommit.get()).filter(c -> !poller.currentErrors().isEmpty())
-                            .ifPresent(c -> invalidSpecEvent(c, poller.currentErrors()));
+                    // A refused commit seen while standing by gets its Event now, from the replica that acts;
+                    // not on this thread: the elector renews the lease only after the callback returns.
+                    elections.execute(() -> Optional.ofNullable(latestCommit.get()).filter(c -> !poller.currentErrors().isEmpty())
+                            .ifPresent(c -> invalidSpecEvent(c, poller.currentErrors())));
                 }, () -> {
                     LOG.warn("{} stopped leading: standing by", election.identity());
                     metrics.leading(false);
                     reconciler.standBy();
                 }, currentLeader::set)).build();
         LOG.info("{} joins the election for lease {}/{}", election.identity(), NAMESPACE, election.leaseName());
-        followElection(client.leaderElector().withConfig(electionConfig).build().start());
+        followElection(electionClient.leaderElector().withConfig(electionConfig).build().start(), election);
     }
 
-    /** Stands by if the election ends for any reason but our own close. */
-    private void followElection(java.util.concurrent.CompletableFuture<?> running) {
+    /**
+     * An election ends when this replica loses the lease (or cannot renew it in time): it stands by
+     * and, unless the agent is closing, joins a new election after a retry period.
+     */
+    private void followElection(CompletableFuture<?> running, AgentConfig.LeaderElection settings) {
         this.election = running;
         running.whenComplete((ok, error) -> {
-            if (error != null && !(error instanceof java.util.concurrent.CancellationException)) {
-                LOG.error("leader election ended: standing by", error);
+            if (error != null && !(error instanceof CancellationException)) {
+                LOG.warn("leader election ended: {}", error.getMessage());
             }
-            if (reconciler != null) {
-                reconciler.standBy();
+            reconciler.standBy();
+            metrics.leading(false);
+            if (!closing) {
+                try {
+                    elections.schedule(() -> {
+                        if (!closing) {
+                            elect(settings);
+                        }
+                    }, settings.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException stopping) {
+                    // Closing.
+                }
             }
         });
     }
@@ -326,11 +362,22 @@ public final class Agent implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
+        if (reconciler != null) {
+            // Stop acting and let the reconcile in progress finish its step before the lease goes:
+            // the replica that takes over must not act beside this one.
+            reconciler.standBy();
+            reconciler.close();
+        }
         if (election != null) {
             // Cancelling releases the lease, so that a standby takes over at once rather than after it expires.
             election.cancel(true);
         }
-        for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, source, client, metrics}) {
+        if (elections != null) {
+            elections.shutdownNow();
+        }
+        for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, source, electionClient, client,
+                metrics}) {
             if (c != null) {
                 try {
                     c.close();

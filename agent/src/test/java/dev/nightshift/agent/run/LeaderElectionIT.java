@@ -22,6 +22,9 @@ import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.kube.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 /**
  * Two replicas and a Lease: only the leader acts; the other is ready but idle, and takes over when
@@ -69,11 +72,15 @@ class LeaderElectionIT {
     }
 
     private Agent replica(String identity) throws Exception {
+        return replica(identity, harness.kube.client());
+    }
+
+    private Agent replica(String identity, KubernetesClient client) throws Exception {
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(harness.daemon.url("specs.git"))),
                 Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("e2e"), Optional.of(0),
                 Optional.of(tmp.resolve("cache-" + identity)), Optional.of(false)))
                 .with(new AgentConfig.LeaderElection(true, "nightshift-leader", Duration.ofSeconds(2), identity));
-        Agent agent = new Agent(config, harness.kube.client(), harness.provider, Clock.systemUTC(), r -> { });
+        Agent agent = new Agent(config, client, harness.provider, Clock.systemUTC(), r -> { });
         agent.start();
         return agent;
     }
@@ -133,5 +140,33 @@ class LeaderElectionIT {
                 .allMatch(n -> "web".equals(n.getMetadata().getLabels().get("team"))));
         assertThat(get(other, "/metrics").body()).contains("nightshift_leader 1.0");
         assertThat(other.status()).contains("\"leader\" : \"replica-b\"");
+    }
+
+    @Test
+    void aLeaderThatCannotRenewStandsByAndLeadsAgainWhenTheApiIsBack() throws Exception {
+        try (SeveringProxy proxy = new SeveringProxy(harness.kube.port());
+             KubernetesClient throughProxy = new KubernetesClientBuilder().withConfig(new ConfigBuilder(harness.kube.config())
+                     .withMasterUrl("http://127.0.0.1:" + proxy.port()).build()).build()) {
+            harness.agent = replica("replica-a", throughProxy);
+            await().atMost(Duration.ofSeconds(30)).until(harness.agent::leading);
+            harness.awaitAdopted("web", 3);
+
+            proxy.refuse(true);
+            // The lease lasts 2 s and must be renewed within 1.3 s: the leader steps down.
+            await().atMost(Duration.ofSeconds(30)).until(() -> !harness.agent.leading());
+            proxy.refuse(false);
+
+            await().atMost(Duration.ofSeconds(60)).until(harness.agent::leading);
+            assertThat(harness.kube.client().leases().inNamespace(Agent.NAMESPACE).withName("nightshift-leader").get().getSpec()
+                    .getHolderIdentity()).isEqualTo("replica-a");
+            // And it acts again: a label pushed now is propagated.
+            harness.work.write("pools/web.yaml", POOL.replace("minimum: 3", "minimum: 3\n  labels: {team: web}"));
+            harness.work.commitAndPush("label the pool");
+            harness.agent.pollNow();
+            await().atMost(Duration.ofSeconds(60)).until(() -> harness.nodes("web").stream()
+                    .allMatch(n -> "web".equals(n.getMetadata().getLabels().get("team"))));
+            harness.stopAgent();
+            harness.agent = null;
+        }
     }
 }

@@ -27,6 +27,7 @@ final class SeveringProxy implements AutoCloseable {
     /** Client-side sockets; the upstream of each is closed by its relay when the client side goes. */
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Set<Socket> upstreams = ConcurrentHashMap.newKeySet();
+    private volatile boolean refusing;
 
     SeveringProxy(int target) throws IOException {
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -42,6 +43,10 @@ final class SeveringProxy implements AutoCloseable {
         while (!server.isClosed()) {
             try {
                 Socket client = server.accept();
+                if (refusing) {
+                    client.close();
+                    continue;
+                }
                 Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
                 open.add(client);
                 upstreams.add(upstream);
@@ -93,6 +98,14 @@ final class SeveringProxy implements AutoCloseable {
         int count = open.size();
         Set.copyOf(open).forEach(this::close);
         return count;
+    }
+
+    /** While refusing, the API server is unreachable: open connections are cut and new ones closed at once. */
+    void refuse(boolean on) {
+        refusing = on;
+        if (on) {
+            sever();
+        }
     }
 
     @Override

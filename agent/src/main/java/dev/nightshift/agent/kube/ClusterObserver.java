@@ -40,12 +40,15 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 public final class ClusterObserver implements AutoCloseable {
 
     private static final String BY_NODE = "byNode";
+    static final String CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final MachineProvider provider;
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<ConfigMap> records;
+    /** Control-plane nodes, where the cluster shows them (kubeadm, kops; not managed control planes). */
+    private final SharedIndexInformer<Node> controlPlane;
 
     /** @param onChange called on every change any informer sees: schedules a reconcile */
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange) {
@@ -72,7 +75,9 @@ public final class ClusterObserver implements AutoCloseable {
         pods.addIndexers(Map.of(BY_NODE, pod -> pod.getSpec() == null || pod.getSpec().getNodeName() == null
                 ? List.of() : List.of(pod.getSpec().getNodeName())));
         this.records = client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).runnableInformer(0);
+        this.controlPlane = client.nodes().withLabel(CONTROL_PLANE_ROLE).runnableInformer(0);
         nodes.addEventHandler(cast(trigger));
+        controlPlane.addEventHandler(cast(trigger));
         pods.addEventHandler(cast(trigger));
         // The agent writes the records' data itself; only a change of their annotations (a user's
         // pause or resume) is news. Reacting to our own writes would loop.
@@ -106,11 +111,20 @@ public final class ClusterObserver implements AutoCloseable {
         nodes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         pods.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         records.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        controlPlane.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 
     /** Every watch is up: the API answered and the caches follow it. */
     public boolean watching() {
-        return nodes.isWatching() && pods.isWatching() && records.isWatching();
+        return nodes.isWatching() && pods.isWatching() && records.isWatching() && controlPlane.isWatching();
+    }
+
+    /**
+     * Every node labelled {@value #CONTROL_PLANE_ROLE} is Ready. A cluster whose control plane runs
+     * elsewhere shows none, and this holds; the API server's own readiness is checked apart.
+     */
+    public boolean controlPlaneNodesReady() {
+        return controlPlane.getStore().list().stream().allMatch(n -> readySince(n).isPresent());
     }
 
     public ObservedCluster observe(MaintenanceState maintenance, boolean controlPlaneReady, Set<String> pools) {
@@ -265,5 +279,6 @@ public final class ClusterObserver implements AutoCloseable {
         nodes.close();
         pods.close();
         records.close();
+        controlPlane.close();
     }
 }

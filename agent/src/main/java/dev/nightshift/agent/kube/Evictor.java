@@ -35,7 +35,7 @@ public final class Evictor implements AutoCloseable {
     }
 
     /** @param interceptors added to its client, such as the one counting API errors */
-    public Evictor(Config config, List<io.fabric8.kubernetes.client.http.Interceptor> interceptors) {
+    public Evictor(Config config, List<Interceptor> interceptors) {
         this.client = new KubernetesClientBuilder()
                 .withConfig(new ConfigBuilder(config).withRequestRetryBackoffLimit(0).build())
                 .withHttpClientBuilderConsumer(b -> {

@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
@@ -72,6 +73,7 @@ public final class Reconciler implements AutoCloseable {
     private final KubernetesClient client;
     private final ClusterObserver observer;
     private final StepExecutor executor;
+    private final BooleanSupplier apiServerReady;
     private final RolloutPlanner planner;
     private final Clock clock;
     private final Consumer<ReconcileReport> reports;
@@ -99,14 +101,16 @@ public final class Reconciler implements AutoCloseable {
     private List<String> guarded = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
 
+    /** @param apiServerReady asked once per reconcile that validates a pool: the API server reports itself ready */
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
-                      RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports) {
+                      BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports) {
         // On close, pending timers are dropped; only a reconcile already running finishes.
         loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.settings = settings;
         this.client = client;
         this.observer = observer;
         this.executor = executor;
+        this.apiServerReady = apiServerReady;
         this.planner = planner;
         this.clock = clock;
         this.reports = reports;
@@ -206,7 +210,8 @@ public final class Reconciler implements AutoCloseable {
         Set<String> pools = new HashSet<>();
         desired.pools().forEach(p -> pools.add(p.name()));
         ObservedCluster observed = observer.observe(
-                new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools);
+                new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()),
+                observer.controlPlaneNodesReady(), pools);
         Plan plan = guard(planner.plan(desired, observed, now), desired, observed);
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         List<Step> executed = new ArrayList<>();
@@ -216,6 +221,7 @@ public final class Reconciler implements AutoCloseable {
         desired.pools().forEach(p -> byName.put(p.name(), p));
         Map<String, String> poolOf = new HashMap<>();
         observed.nodes().forEach(n -> poolOf.put(n.name(), n.pool()));
+        Optional<Boolean> apiServerAnswered = Optional.empty();
         if (!settings.dryRun()) {
             for (Step step : plan.steps()) {
                 if (!leading) {
@@ -225,7 +231,10 @@ public final class Reconciler implements AutoCloseable {
                 }
                 if (step instanceof Step.Validate v) {
                     PoolStatus s = statuses.get(v.target());
-                    if (!RolloutPlanner.healthy(byName.get(v.target()), observed, now)) {
+                    if (apiServerAnswered.isEmpty()) {
+                        apiServerAnswered = Optional.of(apiServerReady.getAsBoolean());
+                    }
+                    if (!apiServerAnswered.get() || !RolloutPlanner.healthy(byName.get(v.target()), observed, now)) {
                         statuses.put(v.target(), s.withValidationStreak(0));
                     } else if (s.validationStreak() > 0 && lastValidation.containsKey(v.target())
                             && lastValidation.get(v.target()).plus(settings.validationInterval()).isAfter(now)) {

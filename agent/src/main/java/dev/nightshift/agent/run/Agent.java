@@ -36,6 +36,7 @@ import dev.nightshift.agent.http.MetricsHandler;
 import dev.nightshift.agent.http.StatusJson;
 import dev.nightshift.agent.http.TextHandler;
 import dev.nightshift.agent.http.WebhookVerifier;
+import dev.nightshift.agent.kube.ApiServerProbe;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.StepExecutor;
@@ -86,6 +87,7 @@ public final class Agent implements AutoCloseable {
     private SpecPoller poller;
     private ClusterObserver observer;
     private Evictor evictor;
+    private ApiServerProbe apiServerProbe;
     private Reconciler reconciler;
     private AgentScheduler scheduler;
     private AgentHttpServer http;
@@ -119,10 +121,11 @@ public final class Agent implements AutoCloseable {
         observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile);
         observer.start();
         evictor = new Evictor(client.getConfiguration(), List.of(apiErrors));
+        apiServerProbe = new ApiServerProbe(client.getConfiguration(), List.of(apiErrors));
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, clock);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
-                observer, executor, new RolloutPlanner(), clock, this::onReport);
+                observer, executor, apiServerProbe, new RolloutPlanner(), clock, this::onReport);
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
             @Override
             public void onSpec(SpecRevision revision) {
@@ -376,8 +379,8 @@ public final class Agent implements AutoCloseable {
         if (elections != null) {
             elections.shutdownNow();
         }
-        for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, source, electionClient, client,
-                metrics}) {
+        for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, apiServerProbe, source,
+                electionClient, client, metrics}) {
             if (c != null) {
                 try {
                     c.close();

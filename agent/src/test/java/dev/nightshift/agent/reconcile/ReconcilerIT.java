@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,8 +47,14 @@ class ReconcilerIT {
     private Reconciler reconciler;
     private Evictor evictor;
     private final List<ReconcileReport> reports = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean apiServerReady = new AtomicBoolean(true);
 
     private static SpecSet spec(String imageVersion) {
+        return spec(imageVersion, "");
+    }
+
+    /** @param more further spec documents, each starting with {@code ---} */
+    private static SpecSet spec(String imageVersion, String more) {
         String yaml = """
                 apiVersion: nightshift.dev/v1alpha1
                 kind: Cluster
@@ -66,7 +73,7 @@ class ReconcilerIT {
                   interval: 0s
                   labels: {team: web}
                   machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                """.formatted(imageVersion);
+                """.formatted(imageVersion) + more;
         LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.getBytes(StandardCharsets.UTF_8)));
         assertThat(loaded.errors()).isEmpty();
         return loaded.specs();
@@ -89,7 +96,7 @@ class ReconcilerIT {
         evictor = new Evictor(client.getConfiguration());
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, Clock.systemUTC());
         reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 1, java.time.Duration.ofSeconds(10), false, Optional.empty(), true), client, observer, executor,
-                new RolloutPlanner(), Clock.systemUTC(), reports::add);
+                apiServerReady::get, new RolloutPlanner(), Clock.systemUTC(), reports::add);
     }
 
     @AfterEach
@@ -161,7 +168,8 @@ class ReconcilerIT {
         reconciler.close();
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, Clock.systemUTC());
         reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 3, Duration.ofSeconds(3), false,
-                Optional.empty(), true), client, observer, executor, new RolloutPlanner(), Clock.systemUTC(), reports::add);
+                Optional.empty(), true), client, observer, executor, apiServerReady::get, new RolloutPlanner(), Clock.systemUTC(),
+                reports::add);
         reconciler.offer(new SpecRevision("a", spec("1631.0.0"), java.time.Instant.now()));
         await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
         int before = reports.size();
@@ -179,5 +187,80 @@ class ReconcilerIT {
                 .as("three successful checks, each at least 3 s after the one before").isGreaterThanOrEqualTo(Duration.ofSeconds(6));
         assertThat(after.stream().filter(r -> r.at().isBefore(firstCreate)).filter(r -> r.plan() != null
                 && r.plan().steps().stream().anyMatch(st -> st instanceof Step.Validate)).count()).isGreaterThanOrEqualTo(3);
+    }
+
+    private static final String BATCH_POOL = """
+            ---
+            apiVersion: nightshift.dev/v1alpha1
+            kind: WorkerPool
+            metadata: {name: batch, cluster: demo}
+            spec:
+              minimum: 1
+              maximum: 2
+              machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+            """;
+
+    private void setReady(String node, boolean ready) {
+        client.nodes().withName(node).edit(n -> {
+            n.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+                    .forEach(c -> c.setStatus(ready ? "True" : "False"));
+            return n;
+        });
+    }
+
+    private boolean created(int from) {
+        return reports.stream().skip(from).anyMatch(r -> r.outcomes().stream().anyMatch(o -> o.step() instanceof Step.CreateMachine));
+    }
+
+    /** Offers the image bump, waits for three reconciles that asked for a validation, and says whether any created a machine. */
+    private int bumpAndWatchThreeValidations(SpecSet bumped) {
+        int before = reports.size();
+        reconciler.offer(new SpecRevision("b", bumped, java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(60)).until(() -> reports.stream().skip(before).filter(r -> r.plan() != null
+                && r.plan().steps().stream().anyMatch(st -> st instanceof Step.Validate)).count() >= 3);
+        return before;
+    }
+
+    @Test
+    void aControlPlaneNodeThatIsNotReadyHoldsThePoolUntilItIsReadyAgain() {
+        reconciler.offer(new SpecRevision("a", spec("1631.0.0"), java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
+        client.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("cp-1")
+                .addToLabels("node-role.kubernetes.io/control-plane", "").endMetadata()
+                .withNewStatus().addNewCondition().withType("Ready").withStatus("False").endCondition().endStatus().build()).create();
+
+        int before = bumpAndWatchThreeValidations(spec("1632.0.0"));
+        assertThat(created(before)).as("a machine created while the control plane is not Ready").isFalse();
+
+        setReady("cp-1", true);
+        await().atMost(Duration.ofSeconds(60)).until(() -> created(before));
+    }
+
+    @Test
+    void anApiServerThatIsNotReadyHoldsThePoolUntilItIsReadyAgain() {
+        reconciler.offer(new SpecRevision("a", spec("1631.0.0"), java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
+        apiServerReady.set(false);
+
+        int before = bumpAndWatchThreeValidations(spec("1632.0.0"));
+        assertThat(created(before)).as("a machine created while the API server is not ready").isFalse();
+
+        apiServerReady.set(true);
+        await().atMost(Duration.ofSeconds(60)).until(() -> created(before));
+    }
+
+    @Test
+    void aNodeOfAnotherPoolThatIsNotReadyDoesNotHoldThePool() {
+        provider.seed("batch", "batch-1", Optional.empty(), Optional.empty());
+        reconciler.offer(new SpecRevision("a", spec("1631.0.0", BATCH_POOL), java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null)
+                && rollHash(client.nodes().withName("batch-1").get()) != null);
+        setReady("batch-1", false);
+        int before = reports.size();
+
+        // batch comes first in the rollout order but has nothing to do; its NotReady node is its own business.
+        reconciler.offer(new SpecRevision("b", spec("1632.0.0", BATCH_POOL), java.time.Instant.now()));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> created(before));
     }
 }

@@ -2,12 +2,16 @@ package dev.nightshift.agent.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -166,5 +170,32 @@ class AgentMetricsTest {
         assertThat(ApiErrorInterceptor.verb("PATCH", "/api/v1/nodes/web-1", null)).isEqualTo("patch");
         assertThat(ApiErrorInterceptor.verb("DELETE", "/api/v1/namespaces/a/pods/p", null)).isEqualTo("delete");
         assertThat(Set.copyOf(AgentMetrics.VERBS)).contains("get", "list", "watch", "create", "update", "patch", "delete");
+    }
+
+    @Test
+    void everyMetricTheAgentExportsIsInTheReadmesTableAndEveryRowThereIsExported() throws Exception {
+        metrics.polled(PollResult.NEW_SPEC, Duration.ofMillis(120), T0);
+        metrics.specLoaded(0);
+        metrics.actingOn("abc123");
+        metrics.leading(true);
+        metrics.apiError("patch");
+        metrics.reconciled(report(List.of(pool("web", PoolPhase.UPDATING, PendingAction.ROLL, 1, 2, 1, false)), Map.of("web", 2),
+                List.of(new NodeUpdate("web", "web-1", NodeUpdate.Kind.ROLL, true, Duration.ofSeconds(42))),
+                List.of(new FinishedDrain("web", "web-1", Duration.ofSeconds(7))),
+                List.of(new StepExecutor.Outcome(new Step.Drain("web-1"), "", new StepExecutor.Evictions(1, 1, 0)))));
+        Set<String> exported = new TreeSet<>();
+        Matcher type = Pattern.compile("(?m)^# TYPE (nightshift_\\w+) ").matcher(scrape());
+        while (type.find()) {
+            exported.add(type.group(1));
+        }
+        Set<String> documented = new TreeSet<>();
+        Matcher row = Pattern.compile("(?m)^\\| `(nightshift_\\w+)` \\|")
+                .matcher(Files.readString(MonitoringFiles.ROOT.resolve("README.md")));
+        while (row.find()) {
+            documented.add(row.group(1));
+        }
+
+        assertThat(exported).hasSizeGreaterThan(25);
+        assertThat(documented).isEqualTo(exported);
     }
 }

@@ -50,6 +50,21 @@ class AgentConfigLoaderTest {
     }
 
     @Test
+    void theDefaultsAreTheDocumentedOnes() {
+        AgentConfig d = AgentConfig.DEFAULTS;
+
+        assertThat(d.pollInterval()).isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThat(d.httpPort()).isEqualTo(9400);
+        assertThat(d.gitRef()).isEqualTo("main");
+        assertThat(d.gitPath()).isEmpty();
+        assertThat(d.dryRun()).isFalse();
+        assertThat(d.leaderElection().enabled()).isFalse();
+        assertThat(d.leaderElection().leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(15));
+        assertThat(d.validation().consecutive()).isEqualTo(1);
+        assertThat(d.validation().interval()).isEqualTo(java.time.Duration.ofSeconds(10));
+    }
+
+    @Test
     void anInlineTokenIsRefusedWithItsPlace() {
         AgentConfigLoader.Result r = loader.parse("agent.yaml", """
                 git:

@@ -8,9 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.http.Interceptor;
@@ -29,13 +27,7 @@ public final class ApiServerProbe implements BooleanSupplier, AutoCloseable {
 
     /** @param interceptors added to its client, such as the one counting API errors */
     public ApiServerProbe(Config config, List<Interceptor> interceptors) {
-        this.client = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(config).withRequestRetryBackoffLimit(0).build())
-                .withHttpClientBuilderConsumer(b -> {
-                    for (int i = 0; i < interceptors.size(); i++) {
-                        b.addOrReplaceInterceptor("nightshift-" + i, interceptors.get(i));
-                    }
-                }).build();
+        this.client = NonRetryingClient.build(config, interceptors);
     }
 
     /** The API server answered {@code /readyz} with 200 {@code ok}. */

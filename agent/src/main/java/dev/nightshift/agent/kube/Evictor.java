@@ -10,9 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -36,13 +34,7 @@ public final class Evictor implements AutoCloseable {
 
     /** @param interceptors added to its client, such as the one counting API errors */
     public Evictor(Config config, List<Interceptor> interceptors) {
-        this.client = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(config).withRequestRetryBackoffLimit(0).build())
-                .withHttpClientBuilderConsumer(b -> {
-                    for (int i = 0; i < interceptors.size(); i++) {
-                        b.addOrReplaceInterceptor("nightshift-" + i, interceptors.get(i));
-                    }
-                }).build();
+        this.client = NonRetryingClient.build(config, interceptors);
     }
 
     public EvictionResult evict(String namespace, String pod) {

@@ -137,6 +137,11 @@ final class PoolView {
         if (n.rollHash().isEmpty()) {
             return n.registered() || bastion();
         }
+        // A bastion runs no kubelet: a kubelet-only change has nothing to restart, and its machine
+        // takes the new kubelet hash at once (otherwise it would count as outdated forever).
+        if (bastion() && kubeletOutdated(n)) {
+            return true;
+        }
         return match(HashScheme.ROLL, n.rollHash().get(), desired.rollHash()) == StampMatch.RESTAMP
                 || n.kubeletHash().filter(k -> match(HashScheme.KUBELET, k, desired.kubeletHash()) == StampMatch.RESTAMP).isPresent();
     }

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.nightshift.strategies.model.BlockedEviction;
 import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
@@ -224,6 +225,21 @@ class RolloutPlannerTest {
         Plan plan = plan(bastion, List.of(machine), Map.of("jump", validated()));
 
         assertThat(plan.steps()).extracting(Step::getClass).containsExactly(Step.DeleteMachine.class);
+    }
+
+    @Test
+    void aBastionRunsNoKubeletSoAKubeletOnlyChangeRestampsItsMachineWithoutDisruptingIt() {
+        DesiredCluster bastion = cluster(pool("jump", "role: bastion"));
+        DesiredPool jump = Fixtures.desired(bastion, "jump");
+        ObservedNode machine = current(bastion, "jump", "jump-1").toBuilder().registered(false).kubeletHash(Fixtures.OLD).build();
+
+        Plan plan = plan(bastion, List.of(machine), Map.of("jump", validated()));
+
+        assertThat(plan.steps()).containsExactly(new Step.Stamp("jump-1", jump.rollHash(), jump.kubeletHash(), false));
+        Plan afterwards = plan(bastion, List.of(machine.toBuilder().kubeletHash(jump.kubeletHash()).build()), Map.of("jump", validated()));
+        assertThat(afterwards.steps()).isEmpty();
+        assertThat(afterwards.pools().get("jump").outdated()).isZero();
+        assertThat(afterwards.pools().get("jump").phase()).isEqualTo(PoolPhase.CURRENT);
     }
 
     @Test

@@ -13,9 +13,10 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Start an embedded Kubernetes API, a simulated cloud and a local Git repository, run the agent",
                 "against them, and push spec changes for it to roll out. Ctrl-C to stop.",
-                "Exits 1 as soon as the agent reports a failure (a failed node update or pool, ProgressDeadlineExceeded,",
-                "a refused or invalid commit), naming the pool and the reason.",
-                "With --exit-when-done: exit 0 once every pool runs the bumped image; 1 also when a step exceeds --timeout."})
+                "Exits 1 as soon as the agent reports a failure: a failed node update or",
+                "machine, ProgressDeadlineExceeded, a refused or invalid commit (the message",
+                "names the pool and the reason). With --exit-when-done: exits 0 once every",
+                "pool runs the bumped image, and 1 also when a step exceeds --timeout."})
 public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--http-port", defaultValue = "9400", description = "The agent's HTTP port (default ${DEFAULT-VALUE}; 0 for any free port).")

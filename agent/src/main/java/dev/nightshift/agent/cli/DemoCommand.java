@@ -13,16 +13,19 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Start an embedded Kubernetes API, a simulated cloud and a local Git repository, run the agent",
                 "against them, and push spec changes for it to roll out. Ctrl-C to stop.",
-                "With --exit-when-done: exit 0 once every pool runs the bumped image, 1 if it does not."})
+                "Exits 1 as soon as the agent reports a failure: a failed node update or",
+                "machine, ProgressDeadlineExceeded, a refused or invalid commit (the message",
+                "names the pool and the reason). With --exit-when-done: exits 0 once every",
+                "pool runs the bumped image, and 1 also when a step exceeds --timeout."})
 public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--http-port", defaultValue = "9400", description = "The agent's HTTP port (default ${DEFAULT-VALUE}; 0 for any free port).")
     private int httpPort;
 
-    @Option(names = "--exit-when-done", description = "Stop once the first rollout completes.")
+    @Option(names = "--exit-when-done", description = "Stop once the first rollout completes (exit 0) or fails (exit 1).")
     private boolean exitWhenDone;
 
-    @Option(names = "--timeout", defaultValue = "300", paramLabel = "SECONDS", description = "How long one step of the story may take (default ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", defaultValue = "300", paramLabel = "SECONDS", description = "How long one step of the story may take (default ${DEFAULT-VALUE}); a reported failure ends it at once.")
     private long timeoutSeconds;
 
     @Option(names = "--dir", paramLabel = "DIR", description = "Where to keep the repository, clone and kubeconfig (default: a new temporary directory).")

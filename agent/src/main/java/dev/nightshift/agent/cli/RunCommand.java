@@ -56,7 +56,7 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--cluster", paramLabel = "NAME", description = "The Cluster this agent manages.")
     private String cluster;
 
-    @Option(names = "--poll-interval", paramLabel = "DURATION", description = "e.g. 60s (default 60s, plus up to 10% jitter).")
+    @Option(names = "--poll-interval", paramLabel = "DURATION", description = "e.g. 60s (default 60s, plus up to 10%% jitter).")
     private String pollInterval;
 
     @Option(names = "--http-port", paramLabel = "PORT", description = "HTTP port for /metrics, /status, /healthz, /readyz, /hooks/git (default 9400).")

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.provider.SimulatedMachineProvider;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.run.Agent;
+import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.strategies.plan.PoolPhase;
 import dev.nightshift.strategies.plan.PoolReport;
 
@@ -38,9 +40,17 @@ public final class Demo implements AutoCloseable {
     /** Nodes per pool at the start. */
     static final Map<String, Integer> POOLS = new LinkedHashMap<>(Map.of("bastion", 1, "batch", 4, "cpu-worker", 3, "gpu-worker", 2));
     private static final Duration POLL = Duration.ofSeconds(2);
+    /** A cloud that never fails: machines register in 3 s, in-place updates take 3 s. */
+    static final SimulatedMachineProvider.Behaviour RELIABLE_CLOUD = new SimulatedMachineProvider.Behaviour(
+            Duration.ofSeconds(3), Duration.ofSeconds(3), Duration.ofSeconds(1), 0, 0);
+
+    /** How waiting for every pool to run a commit ended. */
+    private enum Ending { CURRENT, FAILED, TIMED_OUT }
 
     private final Options options;
     private final PrintStream out;
+    private final SimulatedMachineProvider.Behaviour cloudBehaviour;
+    private final RolloutWatch watch = new RolloutWatch();
     private final Clock clock = Clock.systemUTC();
     private final ScheduledExecutorService cloud = Executors.newScheduledThreadPool(2, r -> {
         Thread t = new Thread(r, "demo-cloud");
@@ -54,8 +64,17 @@ public final class Demo implements AutoCloseable {
     private DemoConsole console;
 
     public Demo(Options options, PrintStream out) {
+        this(options, out, RELIABLE_CLOUD);
+    }
+
+    /**
+     * With a cloud of the caller's choice: tests inject failures through it. Not a command-line
+     * option: the demo shows the agent at work, and its failure path is proven by the tests.
+     */
+    Demo(Options options, PrintStream out, SimulatedMachineProvider.Behaviour cloudBehaviour) {
         this.options = options;
         this.out = out;
+        this.cloudBehaviour = cloudBehaviour;
     }
 
     /** Runs the demo; the exit code is 0 when the rollout completed. */
@@ -67,8 +86,7 @@ public final class Demo implements AutoCloseable {
         Path kubeconfig = kube.writeKubeconfig(dir.resolve("kubeconfig"));
         repo = DemoRepository.create(dir);
         SimulatedMachineProvider provider = new SimulatedMachineProvider(kube.client(), cloud, clock, new Random(7),
-                "bastion"::equals, new SimulatedMachineProvider.Behaviour(Duration.ofSeconds(3), Duration.ofSeconds(3),
-                Duration.ofSeconds(1), 0, 0));
+                "bastion"::equals, cloudBehaviour);
         workloads = new DemoWorkloads(kube.client());
         POOLS.forEach((pool, count) -> IntStream.rangeClosed(1, count)
                 .forEach(i -> provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty())));
@@ -79,7 +97,7 @@ public final class Demo implements AutoCloseable {
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
                 Optional.of(""), Optional.of(POLL), Optional.of("demo"), Optional.of(options.httpPort()),
                 Optional.of(dir.resolve("cache")), Optional.of(false)));
-        Agent starting = new Agent(config, kube.client(), provider, clock, console);
+        Agent starting = new Agent(config, kube.client(), provider, clock, console.andThen(watch));
         try {
             starting.start();
         } catch (Exception e) {
@@ -111,14 +129,16 @@ public final class Demo implements AutoCloseable {
     private int story() throws Exception {
         String initial = head();
         console.line("the cluster runs 10 nodes in 4 pools that Nightshift has never seen: they are adopted, not rolled");
-        if (!awaitCurrent(initial)) {
-            return fail("the nodes were not adopted");
+        Ending adopted = awaitCurrent(initial);
+        if (adopted != Ending.CURRENT) {
+            return fail("the nodes were not adopted", initial, adopted);
         }
         String bump = commit("bump gardenlinux to 1632.0.0 in every pool", Map.of(
                 "pools/bastion.yaml", image("1631.0.0", "1632.0.0"), "pools/batch.yaml", image("1631.0.0", "1632.0.0"),
                 "pools/cpu-worker.yaml", image("1631.0.0", "1632.0.0"), "pools/gpu-worker.yaml", image("1631.0.0", "1632.0.0")));
-        if (!awaitCurrent(bump)) {
-            return fail("the image bump did not complete");
+        Ending bumped = awaitCurrent(bump);
+        if (bumped != Ending.CURRENT) {
+            return fail("the image bump did not complete", bump, bumped);
         }
         console.line("every pool runs gardenlinux 1632.0.0");
         if (options.exitWhenDone()) {
@@ -127,16 +147,22 @@ public final class Demo implements AutoCloseable {
         for (int round = 1; ; round++) {
             int cycle = round;
             String patch = "1.31." + (4 + cycle);
-            await(commit("Kubernetes patch " + patch + ": kubelets restart, no node is drained", Map.of("cluster.yaml",
-                    t -> t.replaceAll("version: \"1\\.31\\.[0-9]+\"", "version: \"" + patch + "\""))));
-            await(commit("label cpu-worker nodes tier=frontend-" + cycle, Map.of("pools/cpu-worker.yaml",
-                    t -> t.replaceAll("labels: \\{.*}", "labels: {team: web, tier: frontend-" + cycle + "}"))));
+            if (failed(commit("Kubernetes patch " + patch + ": kubelets restart, no node is drained", Map.of("cluster.yaml",
+                    t -> t.replaceAll("version: \"1\\.31\\.[0-9]+\"", "version: \"" + patch + "\""))), "the Kubernetes patch")) {
+                return 1;
+            }
+            if (failed(commit("label cpu-worker nodes tier=frontend-" + cycle, Map.of("pools/cpu-worker.yaml",
+                    t -> t.replaceAll("labels: \\{.*}", "labels: {team: web, tier: frontend-" + cycle + "}"))), "the label change")) {
+                return 1;
+            }
             workloads.strictBudget("web");
             console.line("the web PodDisruptionBudget now refuses every eviction");
             String from = cycle % 2 == 1 ? "1632.0.0" : "1633.0.0";
             String to = cycle % 2 == 1 ? "1633.0.0" : "1632.0.0";
-            await(commit("cpu-worker to gardenlinux " + to + " (drains meet the strict budget; ForceDelete after 3 refusals)",
-                    Map.of("pools/cpu-worker.yaml", image(from, to))));
+            if (failed(commit("cpu-worker to gardenlinux " + to + " (drains meet the strict budget; ForceDelete after 3 refusals)",
+                    Map.of("pools/cpu-worker.yaml", image(from, to))), "the cpu-worker image change")) {
+                return 1;
+            }
             workloads.relaxedBudget("web");
             String broken = commit("a broken commit: batch maxSurge: lots", Map.of("pools/batch.yaml",
                     t -> t.replace("maxSurge: \"25%\"", "maxSurge: lots")));
@@ -144,12 +170,24 @@ public final class Demo implements AutoCloseable {
             waitFor(Duration.ofSeconds(10), () -> !agent.specErrors().isEmpty());
             agent.specErrors().forEach(e -> console.line("  rejected " + broken.substring(0, 8) + ": " + e));
             console.line("the last good spec stays in force; nothing was touched");
-            await(commit("fix batch maxSurge", Map.of("pools/batch.yaml", t -> t.replace("maxSurge: lots", "maxSurge: \"25%\""))));
+            if (failed(commit("fix batch maxSurge", Map.of("pools/batch.yaml", t -> t.replace("maxSurge: lots", "maxSurge: \"25%\""))),
+                    "the fix of batch maxSurge")) {
+                return 1;
+            }
         }
     }
 
-    private void await(String commit) throws InterruptedException {
-        awaitCurrent(commit);
+    /**
+     * A step of the endless story: one that is slow only delays the next (as before), but one that
+     * failed ends the demo, as nothing after it could complete.
+     */
+    private boolean failed(String commit, String what) throws InterruptedException {
+        Ending ending = awaitCurrent(commit);
+        if (ending == Ending.FAILED) {
+            fail(what + " did not complete", commit, ending);
+            return true;
+        }
+        return false;
     }
 
     private static UnaryOperator<String> image(String from, String to) {
@@ -167,15 +205,38 @@ public final class Demo implements AutoCloseable {
         return commit;
     }
 
-    /** Waits until the agent acts on {@code commit} and every pool runs it. */
-    private boolean awaitCurrent(String commit) throws InterruptedException {
-        return waitFor(options.timeout(), () -> {
-            ReconcileReport r = console.latest();
-            if (r == null || r.plan() == null || !commit.equals(r.revision())) {
-                return false;
-            }
-            return r.plan().pools().values().stream().allMatch(p -> p.phase() == PoolPhase.CURRENT && p.outdated() == 0);
-        });
+    /**
+     * Waits until the agent acts on {@code commit} and every pool runs it, or until the agent reports
+     * a failure: then at once, not at the timeout, since no failed rollout finishes by itself.
+     */
+    private Ending awaitCurrent(String commit) throws InterruptedException {
+        waitFor(options.timeout(), () -> !failures(commit).isEmpty() || current(commit));
+        // A failure counts even if the pools became current meanwhile: the rollout did not go cleanly.
+        if (!failures(commit).isEmpty()) {
+            return Ending.FAILED;
+        }
+        return current(commit) ? Ending.CURRENT : Ending.TIMED_OUT;
+    }
+
+    private boolean current(String commit) {
+        ReconcileReport r = console.latest();
+        if (r == null || r.plan() == null || !commit.equals(r.revision())) {
+            return false;
+        }
+        return r.plan().pools().values().stream().allMatch(p -> p.phase() == PoolPhase.CURRENT && p.outdated() == 0);
+    }
+
+    /** What the agent reported failing, and {@code commit} itself when it is invalid (the agent never acts on it). */
+    private List<RolloutFailure> failures(String commit) {
+        List<RolloutFailure> failures = new ArrayList<>(watch.failures());
+        // The commit first: its errors are recorded before it is named, so they are its own.
+        boolean polled = agent.latestCommit().filter(commit::equals).isPresent();
+        List<SpecError> errors = agent.specErrors();
+        if (polled && !errors.isEmpty()) {
+            failures.add(new RolloutFailure(RolloutFailure.Reason.SPEC_INVALID, "", "commit " + RolloutFailure.shortCommit(commit)
+                    + " has invalid specs and is not applied: " + String.join("; ", errors.stream().map(SpecError::toString).toList())));
+        }
+        return failures;
     }
 
     /** The demo's own clock-watching: the agent is event-driven; this only paces the story. */
@@ -190,9 +251,16 @@ public final class Demo implements AutoCloseable {
         return condition.getAsBoolean();
     }
 
-    private int fail(String what) {
+    /** Says why {@code commit} did not reach every pool, and where each pool stands; the exit code, 1. */
+    private int fail(String what, String commit, Ending ending) {
         ReconcileReport r = console.latest();
-        console.line("FAILED: " + what + " within " + options.timeout().toSeconds() + "s");
+        if (ending == Ending.FAILED) {
+            List<RolloutFailure> failures = failures(commit);
+            console.line("FAILED: " + what + ": " + failures.get(0).message());
+            failures.stream().skip(1).forEach(f -> console.line("  also: " + f.message()));
+        } else {
+            console.line("FAILED: " + what + " within " + options.timeout().toSeconds() + "s (--timeout)");
+        }
         if (r != null && r.plan() != null) {
             for (PoolReport p : r.plan().pools().values()) {
                 console.line("  " + p.pool() + ": " + p.phase() + ", " + p.outdated() + " outdated, " + p.failed() + " failed");

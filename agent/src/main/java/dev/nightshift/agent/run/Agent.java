@@ -363,6 +363,14 @@ public final class Agent implements AutoCloseable {
         return poller == null ? List.of() : poller.currentErrors();
     }
 
+    /**
+     * The newest commit polled, valid or not; {@link #specErrors()} are its errors once it is this
+     * one (the poller records the errors before it names the commit).
+     */
+    public Optional<String> latestCommit() {
+        return Optional.ofNullable(latestCommit.get());
+    }
+
     @Override
     public void close() {
         closing = true;

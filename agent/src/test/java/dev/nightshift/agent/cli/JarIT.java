@@ -8,8 +8,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import picocli.CommandLine;
 
 /**
  * Runs the shaded jar itself: shading problems (signatures, service files, missing classes) show
@@ -39,6 +44,36 @@ class JarIT {
 
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout()).contains("Usage: nightshift").contains("diff").contains("simulate");
+    }
+
+    /**
+     * Picocli formats descriptions with {@code String.format}: a lone {@code %} (as in "10% jitter")
+     * prints WARN lines on stderr and the raw text. Every command the CLI has is checked, so a new
+     * one is covered without being listed here.
+     */
+    @ParameterizedTest(name = "nightshift {0} --help")
+    @MethodSource("commands")
+    void everyCommandsHelpPrintsCleanlyWithoutWarnings(String command) throws Exception {
+        List<String> args = new ArrayList<>(List.of(command.split(" ")));
+        args.removeIf(String::isEmpty);
+        args.add("--help");
+
+        Result r = runJar(args.toArray(String[]::new));
+
+        assertThat(r.exitCode()).as(r.stderr()).isZero();
+        assertThat(r.stdout()).contains("Usage: nightshift" + (command.isEmpty() ? "" : " " + command));
+        assertThat(r.stderr()).as("stderr").isEmpty();
+        assertThat(r.stdout()).doesNotContain("WARN").doesNotContain("%n");
+    }
+
+    /** The root command ("") and every subcommand, nested ones included, as the words that call it. */
+    static Stream<String> commands() {
+        return Stream.concat(Stream.of(""), subcommands(Main.commandLine(), ""));
+    }
+
+    private static Stream<String> subcommands(CommandLine parent, String prefix) {
+        return parent.getSubcommands().entrySet().stream()
+                .flatMap(e -> Stream.concat(Stream.of(prefix + e.getKey()), subcommands(e.getValue(), prefix + e.getKey() + " ")));
     }
 
     @Test

@@ -92,6 +92,18 @@ class DemoProcessIT {
                 .isNotZero();
     }
 
+    @Test
+    void exitWhenDoneExitsZeroFromTheJarOnceEveryPoolRunsTheBumpedImage() throws Exception {
+        Path screen = tmp.resolve("demo.out");
+        demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(),
+                "demo", "--exit-when-done", "--http-port", "0", "--timeout", "120", "--dir", tmp.resolve("demo").toString())
+                .redirectErrorStream(true).redirectOutput(screen.toFile()).start();
+
+        assertThat(demo.waitFor(150, TimeUnit.SECONDS)).as("the demo exits by itself; demo: %s", screen(screen)).isTrue();
+        assertThat(demo.exitValue()).as("exit code; demo: %s", screen(screen)).isZero();
+        assertThat(screen(screen)).contains("every pool runs gardenlinux 1632.0.0").doesNotContain("FAILED");
+    }
+
     private static Optional<Path> kubeconfigIn(Path screen) throws IOException {
         Matcher m = KUBECONFIG.matcher(screen(screen));
         return m.find() ? Optional.of(Path.of(m.group(1))) : Optional.empty();

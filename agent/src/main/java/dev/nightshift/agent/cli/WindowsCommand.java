@@ -37,6 +37,8 @@ import picocli.CommandLine.Spec;
                 "Exit codes: 0 done, 2 invalid spec or usage."})
 public final class WindowsCommand implements Callable<Integer> {
 
+    private static final String BEYOND_HORIZON = "beyond horizon";
+
     private final Clock clock;
 
     @Spec
@@ -120,8 +122,16 @@ public final class WindowsCommand implements Callable<Integer> {
         for (Window w : windows) {
             ObjectNode o = array.addObject();
             o.put("open", w.open().toString());
-            o.put("close", w.close().toString());
+            // Null rather than the horizon: a consumer that ignores the flag must not take it for a close.
+            o.put("close", w.close().map(Instant::toString).orElse(null));
             o.put("source", w.source());
+            // Only when they apply, so that an ordinary window has exactly the three fields.
+            if (w.openedBeforeLookBack()) {
+                o.put("openedBeforeLookBack", true);
+            }
+            if (w.closesBeyondHorizon()) {
+                o.put("closesBeyondHorizon", true);
+            }
         }
         try {
             return mapper.writeValueAsString(root);
@@ -142,8 +152,8 @@ public final class WindowsCommand implements Callable<Integer> {
             ZoneId zone = zoneOf(cluster.maintenance().orElseThrow(), w.sources().get(0));
             DateTimeFormatter local = DateTimeFormatter.ofPattern("EEE yyyy-MM-dd HH:mm").withZone(zone);
             DateTimeFormatter localEnd = DateTimeFormatter.ofPattern("HH:mm").withZone(zone);
-            b.append(String.format("%-22s %-22s %-30s %s%n", utc.format(w.open()), utc.format(w.close()),
-                    local.format(w.open()) + "-" + localEnd.format(w.close()) + " " + zone.getId(), w.source()));
+            b.append(String.format("%-22s %-22s %-30s %s%n", utc.format(w.open()), w.close().map(utc::format).orElse(BEYOND_HORIZON),
+                    local.format(w.open()) + "-" + w.close().map(localEnd::format).orElse("...") + " " + zone.getId(), w.source()));
         }
         if (windows.isEmpty()) {
             b.append("no window opens within ").append(MaintenanceCalendar.HORIZON.toDays()).append(" days");

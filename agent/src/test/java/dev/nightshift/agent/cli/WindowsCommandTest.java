@@ -76,6 +76,30 @@ class WindowsCommandTest {
     }
 
     @Test
+    void backToBackWindowsAreListedAsOneWithTheRealOpeningOfTheFirst() throws IOException {
+        // Monday to Friday, each day whole: Monday 00:00 to Saturday 00:00 is one window, asked about on Friday noon.
+        Path file = spec("windows: [{schedule: \"0 0 0 ? * MON-FRI\", duration: 24h, timeZone: UTC}]");
+
+        run("--spec", file.toString(), "--from", "2026-11-20T12:00:00Z", "--count", "2", "--output", "json");
+
+        assertThat(out.toString().trim()).isEqualTo("{\"alwaysOpen\":false,\"windows\":["
+                + "{\"open\":\"2026-11-16T00:00:00Z\",\"close\":\"2026-11-21T00:00:00Z\",\"source\":\"windows[0]\"},"
+                + "{\"open\":\"2026-11-23T00:00:00Z\",\"close\":\"2026-11-28T00:00:00Z\",\"source\":\"windows[0]\"}]}");
+    }
+
+    @Test
+    void theDemoCalendarIsOneWindowMarkedOpenBeforeTheLookBackAndBeyondTheHorizon() throws IOException {
+        // Hourly windows an hour long touch: one window that opened before any look-back and never closes.
+        // The look-back is 32 days plus the longest window (1h): 2026-11-23T10:00Z - 32d - 1h.
+        int code = run("--spec", "../examples/demo", "--from", "2026-11-23T10:00:00Z", "--count", "3", "--output", "json");
+
+        assertThat(code).isZero();
+        assertThat(out.toString().trim()).isEqualTo("{\"alwaysOpen\":false,\"windows\":["
+                + "{\"open\":\"2026-10-22T09:00:00Z\",\"close\":null,\"source\":\"windows[0]\","
+                + "\"openedBeforeLookBack\":true,\"closesBeyondHorizon\":true}]}");
+    }
+
+    @Test
     void noMaintenanceIsAlwaysOpenWithNoWindows() throws IOException {
         int code = run("--spec", spec("").toString(), "--output", "json");
 

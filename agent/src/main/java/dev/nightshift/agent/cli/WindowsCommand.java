@@ -3,11 +3,13 @@ package dev.nightshift.agent.cli;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -34,8 +36,14 @@ import picocli.CommandLine.Spec;
 @Command(name = "windows", mixinStandardHelpOptions = true,
         description = {"Print the next maintenance windows that close after --from, exclusions cut out,",
                 "overlapping or touching windows merged, in UTC and in the window's time zone.",
+                "A window open at the start of the look-back (32 days before --from, plus the",
+                "longest window) shows that start, marked: it opened earlier. One still open at",
+                "the horizon (1098 days after --from) has no close. In JSON they carry",
+                "\"openedBeforeLookBack\":true, and \"close\":null with \"closesBeyondHorizon\":true.",
                 "Exit codes: 0 done, 2 invalid spec or usage."})
 public final class WindowsCommand implements Callable<Integer> {
+
+    private static final String BEYOND_HORIZON = "beyond horizon";
 
     private final Clock clock;
 
@@ -69,7 +77,8 @@ public final class WindowsCommand implements Callable<Integer> {
     public Integer call() {
         Instant start;
         try {
-            start = from == null ? clock.instant() : parseInstant(from);
+            // Now to the second: a look-back start counted from it prints without a fraction.
+            start = from == null ? clock.instant().truncatedTo(ChronoUnit.SECONDS) : parseInstant(from);
         } catch (DateTimeParseException e) {
             return usage("--from must be an ISO-8601 time such as 2026-11-21T00:00:00Z, got \"" + from + "\"");
         }
@@ -93,7 +102,7 @@ public final class WindowsCommand implements Callable<Integer> {
         MaintenanceCalendar calendar = new MaintenanceCalendar(c.maintenance());
         List<Window> windows = calendar.windows(start, count);
         PrintWriter out = spec.commandLine().getOut();
-        out.println(output == OutputFormat.json ? json(calendar.alwaysOpen(), windows) : text(c, calendar.alwaysOpen(), windows));
+        out.println(output == OutputFormat.json ? json(calendar.alwaysOpen(), windows) : text(c, calendar.alwaysOpen(), windows, start));
         out.flush();
         return 0;
     }
@@ -120,8 +129,16 @@ public final class WindowsCommand implements Callable<Integer> {
         for (Window w : windows) {
             ObjectNode o = array.addObject();
             o.put("open", w.open().toString());
-            o.put("close", w.close().toString());
+            // Null rather than the horizon: a consumer that ignores the flag must not take it for a close.
+            o.put("close", w.close().map(Instant::toString).orElse(null));
             o.put("source", w.source());
+            // Only when they apply, so that an ordinary window has exactly the three fields.
+            if (w.openedBeforeLookBack()) {
+                o.put("openedBeforeLookBack", true);
+            }
+            if (w.closesBeyondHorizon()) {
+                o.put("closesBeyondHorizon", true);
+            }
         }
         try {
             return mapper.writeValueAsString(root);
@@ -130,7 +147,7 @@ public final class WindowsCommand implements Callable<Integer> {
         }
     }
 
-    private static String text(ClusterSpec cluster, boolean alwaysOpen, List<Window> windows) {
+    private static String text(ClusterSpec cluster, boolean alwaysOpen, List<Window> windows, Instant from) {
         if (alwaysOpen) {
             return "cluster " + cluster.name() + ": no maintenance window is configured, so Nightshift may disrupt nodes"
                     + " AT ANY TIME" + (cluster.maintenance().map(m -> m.exclusions().isEmpty()).orElse(true)
@@ -141,12 +158,24 @@ public final class WindowsCommand implements Callable<Integer> {
         for (Window w : windows) {
             ZoneId zone = zoneOf(cluster.maintenance().orElseThrow(), w.sources().get(0));
             DateTimeFormatter local = DateTimeFormatter.ofPattern("EEE yyyy-MM-dd HH:mm").withZone(zone);
-            DateTimeFormatter localEnd = DateTimeFormatter.ofPattern("HH:mm").withZone(zone);
-            b.append(String.format("%-22s %-22s %-30s %s%n", utc.format(w.open()), utc.format(w.close()),
-                    local.format(w.open()) + "-" + localEnd.format(w.close()) + " " + zone.getId(), w.source()));
+            // The time alone reads as the same or the next day; a longer window needs its day.
+            DateTimeFormatter localEnd = DateTimeFormatter.ofPattern(
+                    w.close().filter(c -> Duration.between(w.open(), c).toDays() < 1).isPresent() ? "HH:mm" : "EEE yyyy-MM-dd HH:mm")
+                    .withZone(zone);
+            b.append(String.format("%-22s %-22s %-30s %s%n", utc.format(w.open()) + (w.openedBeforeLookBack() ? "*" : ""),
+                    w.close().map(utc::format).orElse(BEYOND_HORIZON),
+                    local.format(w.open()) + "-" + w.close().map(localEnd::format).orElse("...") + " " + zone.getId(), w.source()));
         }
         if (windows.isEmpty()) {
             b.append("no window opens within ").append(MaintenanceCalendar.HORIZON.toDays()).append(" days");
+        }
+        if (windows.stream().anyMatch(Window::openedBeforeLookBack)) {
+            b.append("* already open then, at the start of the look-back (").append(MaintenanceCalendar.LOOKBACK.toDays())
+                    .append(" days before --from, plus the longest window): it opened earlier\n");
+        }
+        if (windows.stream().anyMatch(Window::closesBeyondHorizon)) {
+            b.append(BEYOND_HORIZON).append(": still open at ").append(utc.format(from.plus(MaintenanceCalendar.HORIZON)))
+                    .append(", ").append(MaintenanceCalendar.HORIZON.toDays()).append(" days after --from: it closes later, if ever\n");
         }
         return b.toString().stripTrailing();
     }

@@ -1,5 +1,6 @@
 package dev.nightshift.agent.http;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,10 +66,12 @@ public final class StatusJson {
         o.put("specRolloutAllowed", w.specRolloutAllowed());
         o.put("exclusionActive", w.exclusion().isPresent());
         w.exclusion().ifPresent(e -> o.put("exclusionReason", e.reason()));
-        w.current().ifPresent(c -> o.put("currentCloses", c.close().toString()));
+        // A close beyond the calendar's horizon is null, as in `nightshift windows --output json`:
+        // no date stands in for it.
+        w.current().ifPresent(c -> o.put("currentCloses", c.close().map(Instant::toString).orElse(null)));
         w.next().ifPresent(n -> {
             o.put("nextOpens", n.open().toString());
-            o.put("nextCloses", n.close().toString());
+            o.put("nextCloses", n.close().map(Instant::toString).orElse(null));
         });
     }
 

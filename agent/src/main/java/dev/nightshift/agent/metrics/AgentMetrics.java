@@ -116,8 +116,9 @@ public final class AgentMetrics implements AutoCloseable {
                         w -> seconds(w.get().flatMap(WindowState::next).map(Window::open)))
                 .description("When the next window opens, Unix time; NaN when none is ahead").baseUnit("seconds").register(registry);
         Gauge.builder("nightshift.window.next.close.timestamp", window,
-                        w -> seconds(w.get().flatMap(s -> s.current().or(s::next)).map(Window::close)))
-                .description("When the current window closes, or else the next one; Unix time; NaN when none")
+                        w -> seconds(w.get().flatMap(s -> s.current().or(s::next)).flatMap(Window::close)))
+                .description("When the current window closes, or else the next one; Unix time; NaN when none, or when it closes"
+                        + " beyond the calendar's horizon")
                 .baseUnit("seconds").register(registry);
 
         poolNodes = MultiGauge.builder("nightshift.pool.nodes").description("Nodes of the pool by state").register(registry);

@@ -27,32 +27,65 @@ import dev.nightshift.spec.model.Maintenance;
  * exists twice on the fall-back day fires once, at its second occurrence (standard time: 02:30 CET,
  * 01:30Z). Durations are real elapsed time. Daily {@code timeWindow}s use a fixed UTC offset and so
  * never shift.
+ *
+ * <p>Touching windows can merge into stretches that began long ago or never end (hourly windows an
+ * hour long are always open). The search is bounded both ways, and a window that reaches a bound is
+ * marked rather than cut there: one still open at the start of the look-back says it opened before
+ * it, one still open at the end of the horizon has no close.
  */
 public final class MaintenanceCalendar {
 
-    /** How far ahead windows are searched; a calendar excluded for longer reports no next window. */
+    /**
+     * How far ahead windows are searched: a calendar excluded for longer reports no next window, and
+     * a window still open this long after the instant asked reports no close.
+     */
     public static final Duration HORIZON = Duration.ofDays(3 * 366);
-    /** How far back windows are generated, so that one open at the asked instant shows its real opening. */
-    static final Duration LOOKBACK = Duration.ofDays(2);
+    /**
+     * How far back, beyond the longest window's duration, the opening of a window open at the
+     * instant asked is searched: one window always shows its real opening, and so does a stretch of
+     * touching windows that began at most this long before. One that began earlier is reported as
+     * opening at the start of the look-back, marked as having opened before it.
+     */
+    public static final Duration LOOKBACK = Duration.ofDays(32);
+
+    /**
+     * The first step of the look-back and of the search ahead; each following step doubles. Most
+     * instants are outside a window or in a short one, and windows every few seconds must not cost
+     * days of windows.
+     */
+    private static final Duration FIRST_STEP = Duration.ofHours(1);
 
     /** How far back {@link #lastClose} looks: a monthly window is still found. */
     static final Duration PAST = Duration.ofDays(32);
 
     private final Optional<Maintenance> maintenance;
     private final List<CronSource> crons;
+    /** {@link #LOOKBACK} plus the longest window. */
+    private final Duration lookBack;
 
     public MaintenanceCalendar(Optional<Maintenance> maintenance) {
         this.maintenance = maintenance;
         this.crons = new ArrayList<>();
-        maintenance.ifPresent(m -> {
+        Duration longest = Duration.ZERO;
+        if (maintenance.isPresent()) {
+            Maintenance m = maintenance.get();
             for (int i = 0; i < m.windows().size(); i++) {
                 Maintenance.CronWindow w = m.windows().get(i);
                 crons.add(new CronSource("windows[" + i + "]", expression(w), w.duration()));
+                longest = max(longest, w.duration());
             }
-        });
+            if (m.timeWindow().isPresent()) {
+                longest = max(longest, length(m.timeWindow().get()));
+            }
+        }
+        this.lookBack = LOOKBACK.plus(longest);
     }
 
     private record CronSource(String name, CronExpression cron, Duration duration) {
+    }
+
+    /** A window as computed, before its bounds are checked against the look-back and the horizon. */
+    private record Span(Instant open, Instant close, List<String> sources) {
     }
 
     private static CronExpression expression(Maintenance.CronWindow w) {
@@ -63,6 +96,20 @@ public final class MaintenanceCalendar {
         } catch (ParseException e) {
             throw new IllegalArgumentException("schedule was validated when the spec was loaded: " + w.schedule(), e);
         }
+    }
+
+    /** A daily window whose end is not after its begin wraps midnight; begin = end is a whole day. */
+    private static Duration length(Maintenance.DailyWindow daily) {
+        Duration d = Duration.between(daily.begin(), daily.end());
+        return daily.end().isAfter(daily.begin()) ? d : d.plusDays(1);
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    private static Instant min(Instant a, Instant b) {
+        return a.isBefore(b) ? a : b;
     }
 
     /** No window configured: maintenance may happen at any time (exclusions still block). */
@@ -105,42 +152,77 @@ public final class MaintenanceCalendar {
         if (alwaysOpen()) {
             return Optional.empty();
         }
-        return merge(cut(rawWindows(now.minus(PAST), now))).stream().map(Window::close).filter(c -> !c.isAfter(now))
+        return merge(cut(rawWindows(now.minus(PAST), now))).stream().map(Span::close).filter(c -> !c.isAfter(now))
                 .max(Comparator.naturalOrder());
     }
 
     /**
      * The next {@code count} windows that close after {@code from}, exclusions cut out, merged where
-     * they overlap or touch, sorted; one already open at {@code from} comes first with its real
-     * opening time. Empty when the calendar is always open.
+     * they overlap or touch, sorted, opening within the {@link #HORIZON}; one already open at
+     * {@code from} comes first with its real opening time, or marked as opened before the look-back.
+     * The last one has no close when it is still open at the horizon. Empty when the calendar is
+     * always open.
      */
     public List<Window> windows(Instant from, int count) {
         if (alwaysOpen() || count <= 0) {
             return List.of();
         }
+        LookBack back = lookBack(from);
         Instant horizon = from.plus(HORIZON);
-        List<Window> merged = new ArrayList<>();
+        List<Span> raw = new ArrayList<>(back.raw());
+        List<Span> merged;
         Instant cursor = from;
-        Duration chunk = Duration.ofDays(8);
-        // Generate raw windows chunk by chunk until enough merged windows are settled: the last one
-        // is settled once no raw window can open before it closes.
-        while (cursor.isBefore(horizon)) {
-            Instant until = cursor.plus(chunk);
-            List<Window> raw = rawWindows(from.minus(LOOKBACK), until);
+        Duration step = FIRST_STEP;
+        // Windows ahead are generated step by step, each step's once, until enough merged windows
+        // are settled: the last one is settled once no window still to generate can open before
+        // it closes.
+        while (true) {
+            Instant until = min(cursor.plus(step), horizon);
+            Instant stepStart = cursor;
+            rawWindows(cursor, until).stream().filter(w -> !w.open().isBefore(stepStart)).forEach(raw::add);
             merged = merge(cut(raw));
             merged.removeIf(w -> !w.close().isAfter(from));
-            if (merged.size() > count || (merged.size() == count && merged.get(count - 1).close().isBefore(until))) {
+            boolean settled = merged.size() > count || (merged.size() == count && merged.get(count - 1).close().isBefore(until));
+            if (settled || !until.isBefore(horizon)) {
                 break;
             }
             cursor = until;
-            chunk = chunk.multipliedBy(2);
+            step = step.multipliedBy(2);
         }
-        return merged.size() > count ? List.copyOf(merged.subList(0, count)) : List.copyOf(merged);
+        // A window open at or before the look-back's start may have opened any time earlier, and
+        // one open at the horizon may close any time later (windows opening after it are not
+        // generated): neither bound is a real opening or closing.
+        return merged.stream().filter(w -> w.open().isBefore(horizon)).limit(count).map(w -> new Window(
+                w.open().isAfter(back.start()) ? w.open() : back.start(), !w.open().isAfter(back.start()),
+                w.close().isBefore(horizon) ? Optional.of(w.close()) : Optional.empty(), w.sources())).toList();
+    }
+
+    /** Every raw window that closes after {@code start} and opens before the instant looked back from. */
+    private record LookBack(Instant start, List<Span> raw) {
+    }
+
+    /**
+     * Looks back from {@code from} until the merged window that reaches it, if any, is seen opening
+     * after the look-back's start, or the look-back is as long as it may be. A window that closes at
+     * or before the start cannot touch one that opens after it, so that opening is real.
+     */
+    private LookBack lookBack(Instant from) {
+        Instant limit = from.minus(lookBack);
+        for (Duration step = FIRST_STEP; ; step = step.multipliedBy(2)) {
+            Instant start = step.compareTo(lookBack) < 0 ? from.minus(step) : limit;
+            List<Span> raw = rawWindows(start, from);
+            List<Span> merged = merge(cut(raw));
+            // Sorted and disjoint: only the last can reach from (or touch one that opens at from).
+            Span last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+            if (last == null || last.close().isBefore(from) || last.open().isAfter(start) || start.equals(limit)) {
+                return new LookBack(start, raw);
+            }
+        }
     }
 
     /** Every window of every source that closes after {@code from} and opens before {@code until}. */
-    private List<Window> rawWindows(Instant from, Instant until) {
-        List<Window> raw = new ArrayList<>();
+    private List<Span> rawWindows(Instant from, Instant until) {
+        List<Span> raw = new ArrayList<>();
         Maintenance m = maintenance.orElseThrow();
         m.timeWindow().ifPresent(daily -> {
             LocalDate day = OffsetDateTime.ofInstant(from, daily.offset()).toLocalDate().minusDays(1);
@@ -149,10 +231,9 @@ public final class MaintenanceCalendar {
                 if (!open.isBefore(until)) {
                     break;
                 }
-                LocalDate endDay = daily.end().isAfter(daily.begin()) ? day : day.plusDays(1);
-                Instant close = endDay.atTime(daily.end()).atOffset(daily.offset()).toInstant();
+                Instant close = open.plus(length(daily));
                 if (close.isAfter(from)) {
-                    raw.add(new Window(open, close, List.of("timeWindow")));
+                    raw.add(new Span(open, close, List.of("timeWindow")));
                 }
                 day = day.plusDays(1);
             }
@@ -162,30 +243,30 @@ public final class MaintenanceCalendar {
             Date fire = source.cron().getNextValidTimeAfter(Date.from(from.minus(source.duration())));
             while (fire != null && fire.toInstant().isBefore(until)) {
                 Instant open = fire.toInstant();
-                raw.add(new Window(open, open.plus(source.duration()), List.of(source.name())));
+                raw.add(new Span(open, open.plus(source.duration()), List.of(source.name())));
                 fire = source.cron().getNextValidTimeAfter(fire);
             }
         }
-        raw.sort(Comparator.comparing(Window::open).thenComparing(Window::close));
+        raw.sort(Comparator.comparing(Span::open).thenComparing(Span::close));
         return raw;
     }
 
     /** Removes the excluded spans [start, end) from every window. */
-    private List<Window> cut(List<Window> windows) {
+    private List<Span> cut(List<Span> windows) {
         List<Maintenance.Exclusion> exclusions = maintenance.map(Maintenance::exclusions).orElse(List.of());
-        List<Window> result = windows;
+        List<Span> result = windows;
         for (Maintenance.Exclusion e : exclusions) {
-            List<Window> next = new ArrayList<>();
-            for (Window w : result) {
+            List<Span> next = new ArrayList<>();
+            for (Span w : result) {
                 if (!e.start().isBefore(w.close()) || !e.end().isAfter(w.open())) {
                     next.add(w);
                     continue;
                 }
                 if (e.start().isAfter(w.open())) {
-                    next.add(new Window(w.open(), e.start(), w.sources()));
+                    next.add(new Span(w.open(), e.start(), w.sources()));
                 }
                 if (e.end().isBefore(w.close())) {
-                    next.add(new Window(e.end(), w.close(), w.sources()));
+                    next.add(new Span(e.end(), w.close(), w.sources()));
                 }
             }
             result = next;
@@ -194,17 +275,17 @@ public final class MaintenanceCalendar {
     }
 
     /** Joins windows that overlap or touch; the sources of each part are kept, in order. */
-    private static List<Window> merge(List<Window> sorted) {
-        List<Window> out = new ArrayList<>();
-        List<Window> byOpen = new ArrayList<>(sorted);
-        byOpen.sort(Comparator.comparing(Window::open).thenComparing(Window::close));
-        for (Window w : byOpen) {
+    private static List<Span> merge(List<Span> windows) {
+        List<Span> out = new ArrayList<>();
+        List<Span> byOpen = new ArrayList<>(windows);
+        byOpen.sort(Comparator.comparing(Span::open).thenComparing(Span::close));
+        for (Span w : byOpen) {
             if (!out.isEmpty() && !w.open().isAfter(out.get(out.size() - 1).close())) {
-                Window last = out.remove(out.size() - 1);
+                Span last = out.remove(out.size() - 1);
                 LinkedHashSet<String> sources = new LinkedHashSet<>(last.sources());
                 sources.addAll(w.sources());
                 Instant close = w.close().isAfter(last.close()) ? w.close() : last.close();
-                out.add(new Window(last.open(), close, new ArrayList<>(sources)));
+                out.add(new Span(last.open(), close, new ArrayList<>(sources)));
             } else {
                 out.add(w);
             }

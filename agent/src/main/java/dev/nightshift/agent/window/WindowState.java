@@ -11,7 +11,8 @@ import dev.nightshift.spec.model.Maintenance;
  * @param open               inside a window (and outside every exclusion), or always open
  * @param exclusion          the exclusion in force, if any: it blocks everything
  * @param current            the window we are in
- * @param next               the next window that opens after now
+ * @param next               the next window that opens after now; none after a current window that
+ *                           closes beyond the horizon
  */
 public record WindowState(
         boolean alwaysOpen,
@@ -31,8 +32,11 @@ public record WindowState(
         return exclusion.isEmpty() && open;
     }
 
-    /** When the state will next change by itself: the current window's end or the next one's start. */
+    /**
+     * When the state will next change by itself: the current window's end or the next one's start;
+     * none inside a window that closes beyond the horizon.
+     */
     public Optional<Instant> nextChange() {
-        return current.map(Window::close).or(() -> next.map(Window::open));
+        return current.isPresent() ? current.flatMap(Window::close) : next.map(Window::open);
     }
 }

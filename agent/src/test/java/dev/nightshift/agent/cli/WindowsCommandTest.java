@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.nightshift.agent.window.MaintenanceCalendar;
 import picocli.CommandLine;
 
 class WindowsCommandTest {
@@ -73,6 +74,59 @@ class WindowsCommandTest {
 
         assertThat(json().get("windows")).extracting(w -> w.get("open").asText()).containsExactly(
                 "2026-11-26T21:00:00Z", "2026-12-01T21:00:00Z", "2026-12-02T21:00:00Z");
+    }
+
+    @Test
+    void backToBackWindowsAreListedAsOneWithTheRealOpeningOfTheFirst() throws IOException {
+        // Monday to Friday, each day whole: Monday 00:00 to Saturday 00:00 is one window, asked about on Friday noon.
+        Path file = spec("windows: [{schedule: \"0 0 0 ? * MON-FRI\", duration: 24h, timeZone: UTC}]");
+
+        run("--spec", file.toString(), "--from", "2026-11-20T12:00:00Z", "--count", "2", "--output", "json");
+
+        assertThat(out.toString().trim()).isEqualTo("{\"alwaysOpen\":false,\"windows\":["
+                + "{\"open\":\"2026-11-16T00:00:00Z\",\"close\":\"2026-11-21T00:00:00Z\",\"source\":\"windows[0]\"},"
+                + "{\"open\":\"2026-11-23T00:00:00Z\",\"close\":\"2026-11-28T00:00:00Z\",\"source\":\"windows[0]\"}]}");
+    }
+
+    @Test
+    void textShowsTheDayAWindowLongerThanADayCloses() throws IOException {
+        Path file = spec("windows: [{schedule: \"0 0 0 ? * MON-FRI\", duration: 24h, timeZone: UTC}]");
+
+        run("--spec", file.toString(), "--from", "2026-11-20T12:00:00Z", "--count", "1");
+
+        assertThat(out.toString()).contains("2026-11-16 00:00:00Z", "2026-11-21 00:00:00Z", "Mon 2026-11-16 00:00-Sat 2026-11-21 00:00 UTC");
+    }
+
+    @Test
+    void theDemoCalendarIsOneWindowMarkedOpenBeforeTheLookBackAndBeyondTheHorizon() throws IOException {
+        // Hourly windows an hour long touch: one window that opened before any look-back and never closes.
+        // The look-back is 32 days plus the longest window (1h): 2026-11-23T10:00Z - 32d - 1h.
+        int code = run("--spec", "../examples/demo", "--from", "2026-11-23T10:00:00Z", "--count", "3", "--output", "json");
+
+        assertThat(code).isZero();
+        assertThat(out.toString().trim()).isEqualTo("{\"alwaysOpen\":false,\"windows\":["
+                + "{\"open\":\"2026-10-22T09:00:00Z\",\"close\":null,\"source\":\"windows[0]\","
+                + "\"openedBeforeLookBack\":true,\"closesBeyondHorizon\":true}]}");
+    }
+
+    @Test
+    void textMarksTheDemoWindowsBoundsAsLimitsNotDates() throws IOException {
+        run("--spec", "../examples/demo", "--from", "2026-11-23T10:00:00Z");
+
+        assertThat(out.toString())
+                .contains("2026-10-22 09:00:00Z*", "beyond horizon",
+                        "* already open then, at the start of the look-back (32 days before --from, plus the longest window): it opened earlier",
+                        "beyond horizon: still open at 2029-11-25 10:00:00Z, 1098 days after --from")
+                .doesNotContain("2032");
+    }
+
+    @Test
+    void helpNamesTheLookBackAndTheHorizonTheCalendarUses() {
+        run("--help");
+
+        assertThat(out.toString().replaceAll("\\s+", " ")).contains(
+                MaintenanceCalendar.LOOKBACK.toDays() + " days before --from",
+                MaintenanceCalendar.HORIZON.toDays() + " days after --from");
     }
 
     @Test

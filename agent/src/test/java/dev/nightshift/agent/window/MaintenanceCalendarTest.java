@@ -32,8 +32,10 @@ class MaintenanceCalendarTest {
         return Instant.parse(text);
     }
 
+    /** {@code open/close source}; a look-back start is marked {@code *}, a close beyond the horizon is {@code beyond}. */
     private static List<String> spans(List<Window> windows) {
-        return windows.stream().map(w -> w.open() + "/" + w.close() + " " + w.source()).toList();
+        return windows.stream().map(w -> w.open() + (w.openedBeforeLookBack() ? "*" : "") + "/"
+                + w.close().map(Instant::toString).orElse("beyond") + " " + w.source()).toList();
     }
 
     @Test
@@ -160,6 +162,76 @@ class MaintenanceCalendarTest {
 
         assertThat(spans(c.windows(t("2026-11-21T00:00:00Z"), 1)))
                 .containsExactly("2026-11-21T01:00:00Z/2026-11-21T03:00:00Z timeWindow+windows[0]");
+    }
+
+    @Test
+    void backToBackWindowsMergeIntoOneThatOpensWhenTheFirstOpened() {
+        // Monday to Friday, each day whole: one window from Monday 00:00 to Saturday 00:00.
+        MaintenanceCalendar c = calendar("windows: [{schedule: \"0 0 0 ? * MON-FRI\", duration: 24h, timeZone: UTC}]");
+
+        assertThat(spans(c.windows(t("2026-11-20T12:00:00Z"), 2))).containsExactly(
+                "2026-11-16T00:00:00Z/2026-11-21T00:00:00Z windows[0]",
+                "2026-11-23T00:00:00Z/2026-11-28T00:00:00Z windows[0]");
+    }
+
+    @Test
+    void aWindowOpenForDaysShowsTheOpeningOfTheWindowItTouches() {
+        // Saturday 01:00-02:00, touched by a 72 h window from 02:00 to Tuesday 02:00: asked on
+        // Tuesday 01:00, the window opened three days earlier.
+        MaintenanceCalendar c = calendar("""
+                windows:
+                - {schedule: "0 0 1 ? * SAT", duration: 1h, timeZone: UTC}
+                - {schedule: "0 0 2 ? * SAT", duration: 72h, timeZone: UTC}
+                """);
+
+        assertThat(spans(c.windows(t("2026-11-17T01:00:00Z"), 1)))
+                .containsExactly("2026-11-14T01:00:00Z/2026-11-17T02:00:00Z windows[0]+windows[1]");
+        assertThat(c.state(t("2026-11-17T01:00:00Z")).current().map(Window::open)).contains(t("2026-11-14T01:00:00Z"));
+    }
+
+    @Test
+    void aWindowLongerThanTheLookBackStillShowsItsRealOpening() {
+        // Guards the look-back's reach (32 days beyond the longest window), not a bug of the old search.
+        MaintenanceCalendar c = calendar("windows: [{schedule: \"0 0 0 1 1 ? *\", duration: 1440h, timeZone: UTC}]");
+
+        assertThat(spans(c.windows(t("2027-02-15T00:00:00Z"), 1)))
+                .containsExactly("2027-01-01T00:00:00Z/2027-03-02T00:00:00Z windows[0]");
+    }
+
+    @Test
+    void touchingDailyWindowsAreOneWindowOpenBeforeTheLookBackAndBeyondTheHorizon() {
+        // Every day at 01:00 for 24 h: always open. The look-back starts 32 days + 24 h before.
+        MaintenanceCalendar c = calendar("windows: [{schedule: \"0 0 1 ? * *\", duration: 24h, timeZone: UTC}]");
+
+        assertThat(spans(c.windows(t("2026-11-21T12:00:00Z"), 2)))
+                .containsExactly("2026-10-19T12:00:00Z*/beyond windows[0]");
+    }
+
+    @Test
+    void insideAWindowThatNeverClosesNothingChanges() {
+        // A daily window from 22:00 to 06:00 and a cron window from 06:00 to 22:00: always open.
+        MaintenanceCalendar c = calendar("""
+                timeWindow: {begin: "220000+0000", end: "060000+0000"}
+                windows: [{schedule: "0 0 6 ? * *", duration: 16h, timeZone: UTC}]
+                """);
+
+        WindowState state = c.state(t("2026-11-21T12:00:00Z"));
+
+        assertThat(state.open()).isTrue();
+        assertThat(state.current()).hasValueSatisfying(w -> assertThat(w.closesBeyondHorizon()).isTrue());
+        assertThat(state.next()).isEmpty();
+        assertThat(state.nextChange()).isEmpty();
+    }
+
+    @Test
+    void aWindowStillOpenAtTheHorizonHasNoClose() {
+        // Excluded until two days before the horizon, then hourly windows that touch.
+        MaintenanceCalendar c = calendar("""
+                windows: [{schedule: "0 0 * * * ?", duration: 1h, timeZone: UTC}]
+                exclusions: [{start: "2026-01-01T00:00:00Z", end: "2029-11-21T00:00:00Z"}]
+                """);
+
+        assertThat(spans(c.windows(t("2026-11-21T00:00:00Z"), 2))).containsExactly("2029-11-21T00:00:00Z/beyond windows[0]");
     }
 
     @Test

@@ -7,8 +7,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -17,9 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.git.SilentGitServer;
+
 /**
- * What {@code /readyz} and {@code /status} answer when the agent has no good spec yet or its
- * repository fails: over HTTP, as a kubelet's probe and an operator read them.
+ * What {@code /readyz} and {@code /status} answer when the agent has no good spec yet, or its
+ * repository fails or hangs: over HTTP, as a kubelet's probe and an operator read them.
  */
 class ReadinessAndStatusIT {
 
@@ -90,6 +96,34 @@ class ReadinessAndStatusIT {
     }
 
     @Test
+    void readyzAnswersNotReadyPromptlyWhileTheFirstPollHangs() throws Exception {
+        h = new AgentHarness(tmp, "e2e", "web", 2);
+        try (SilentGitServer git = new SilentGitServer()) {
+            startAgent(URI.create(git.url("specs.git")));
+            await("the first poll connected").atMost(Duration.ofSeconds(30)).until(() -> git.connections() > 0);
+
+            HttpResponse<String> readyz = get("/readyz");
+
+            assertThat(readyz.statusCode()).isEqualTo(503);
+            assertThat(readyz.body()).isEqualTo("not ready: no good spec loaded yet\n");
+        }
+    }
+
+    @Test
+    void statusAnswersPromptlyWhileAPollHangs() throws Exception {
+        h = new AgentHarness(tmp, "e2e", "web", 2);
+        try (SilentGitServer git = new SilentGitServer()) {
+            startAgent(URI.create(git.url("specs.git")));
+            await("the first poll connected").atMost(Duration.ofSeconds(30)).until(() -> git.connections() > 0);
+
+            JsonNode status = status();
+
+            assertThat(status.path("revision").isNull()).as("no commit acted on yet").isTrue();
+            assertThat(status.path("latestCommit").isNull()).as("no commit seen yet").isTrue();
+        }
+    }
+
+    @Test
     void lastErrorInStatusNamesTheRepositoryWhenAPollFails() throws Exception {
         h = new AgentHarness(tmp, "e2e", "web", 2);
         h.work.write("cluster.yaml", CLUSTER);
@@ -107,5 +141,15 @@ class ReadinessAndStatusIT {
         assertThat(failed.path("lastError").asText()).startsWith("cannot list " + h.daemon.url("specs.git") + "@main: ")
                 .contains("Connection refused");
         assertThat(failed.path("revision").asText()).as("the last good commit stays in force").isEqualTo(good);
+    }
+
+    /** An agent on the harness's cluster, polling {@code gitUrl}. */
+    private void startAgent(URI gitUrl) throws Exception {
+        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(gitUrl), Optional.of("main"),
+                Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("e2e"), Optional.of(0),
+                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)));
+        // The harness closes it.
+        h.agent = new Agent(config, h.kube.client(), h.provider, Clock.systemUTC(), r -> { });
+        h.agent.start();
     }
 }

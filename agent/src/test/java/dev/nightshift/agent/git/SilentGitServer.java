@@ -9,7 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A Git host that hangs: it accepts connections on loopback and never says a word, so a client
- * without a timeout waits for the ref advertisement forever. Closing it closes every connection.
+ * without a timeout waits for an answer forever. Closing it closes every connection.
  */
 public final class SilentGitServer implements AutoCloseable {
 
@@ -35,6 +35,11 @@ public final class SilentGitServer implements AutoCloseable {
     /** A {@code git://} URL of a repository on this server. */
     public String url(String repository) {
         return "git://127.0.0.1:" + socket.getLocalPort() + "/" + repository;
+    }
+
+    /** An {@code http://} URL of a repository on this server: the request is read by no one and never answered. */
+    public String httpUrl(String repository) {
+        return "http://127.0.0.1:" + socket.getLocalPort() + "/" + repository;
     }
 
     /** Connections accepted so far. */

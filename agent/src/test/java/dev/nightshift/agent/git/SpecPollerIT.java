@@ -1,12 +1,14 @@
 package dev.nightshift.agent.git;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
@@ -208,5 +210,23 @@ class SpecPollerIT {
         poller(daemon.url("specs.git"), "main", "clusters/prod").poll();
 
         assertThat(listener.failures).singleElement().satisfies(e -> assertThat(e.getMessage()).contains("no directory \"clusters/prod\""));
+    }
+
+    @Test
+    void aRepositoryThatNeverAnswersFailsThePollAfterTheTimeout() throws Exception {
+        try (SilentGitServer silent = new SilentGitServer()) {
+            // Over HTTP: JGit's git:// transport sets no socket timeout and relies on interrupting a
+            // blocking read, which does not end it.
+            GitSource source = new GitSource(new GitSourceConfig(URI.create(silent.httpUrl("specs.git")), "main", "",
+                    new GitCredentials.None(), tmp.resolve("cache-silent"), Optional.empty(), Duration.ofSeconds(2)));
+            SpecPoller poller = new SpecPoller(source, new SpecLoader(), Optional.of("prod"), listener, Clock.systemUTC());
+
+            // Without a timeout the poll waits forever, and the next one is never scheduled.
+            PollResult result = assertTimeoutPreemptively(Duration.ofSeconds(30), poller::poll, "the poll still waits");
+
+            assertThat(result).isEqualTo(PollResult.FAILED);
+            assertThat(listener.failures).singleElement().satisfies(e -> assertThat(e.getMessage())
+                    .startsWith("cannot list " + silent.httpUrl("specs.git") + "@main: ").containsIgnoringCase("timed out"));
+        }
     }
 }

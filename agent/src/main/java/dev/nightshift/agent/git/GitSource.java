@@ -88,6 +88,8 @@ public final class GitSource implements AutoCloseable {
     }
 
     private <C extends TransportCommand<C, ?>> C authenticated(C command) {
+        // Connecting and every read: a server that stops answering fails the poll instead of holding it.
+        command.setTimeout((int) config.timeout().toSeconds());
         if (config.credentials() instanceof GitCredentials.HttpsToken token) {
             command.setCredentialsProvider(new UsernamePasswordCredentialsProvider(token.user(), token.token().reveal()));
         }

@@ -15,9 +15,15 @@ import java.util.regex.Pattern;
  * @param cacheDir    where the local bare copy is kept (nothing is ever checked out)
  * @param caFile      for {@code https://}: a PEM file of the CA certificates trusted instead of the JDK's
  *                    (see {@link CaFile}); empty for the JDK's default CAs
+ * @param timeout     how long a poll waits for the server to connect or to send anything before it fails
+ *                    (whole seconds); without one, a server that stops answering holds the poll, and every
+ *                    later one, forever
  */
 public record GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir,
-                              Optional<Path> caFile) {
+                              Optional<Path> caFile, Duration timeout) {
+
+    /** A minute of silence: long for a Git server, short against the poll interval's purpose. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
     private static final Pattern COMMIT = Pattern.compile("[0-9a-f]{40}");
 
@@ -34,13 +40,21 @@ public record GitSourceConfig(URI url, String ref, String path, GitCredentials c
             throw new IllegalArgumentException("a branch, tag or commit is needed");
         }
         path = path.replaceAll("^/+|/+$", "");
+        if (timeout.toSeconds() < 1) {
+            throw new IllegalArgumentException("the Git timeout must be at least 1s, got " + timeout);
+        }
         if (caFile.isPresent() && !scheme.equals("https")) {
             throw new IllegalArgumentException("a CA file (" + caFile.get() + ") is only for https:// repositories, got "
                     + redacted(url) + (scheme.equals("ssh") ? "; SSH host keys are checked against knownHostsFile" : ""));
         }
     }
 
-    /** A source that trusts the JDK's default CAs for {@code https://}. */
+    /** A source with the default timeout. */
+    public GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir, Optional<Path> caFile) {
+        this(url, ref, path, credentials, cacheDir, caFile, DEFAULT_TIMEOUT);
+    }
+
+    /** A source with the default timeout that trusts the JDK's default CAs for {@code https://}. */
     public GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir) {
         this(url, ref, path, credentials, cacheDir, Optional.empty());
     }

@@ -27,8 +27,12 @@ public final class SpecPoller {
     private final SpecListener listener;
     private final Clock clock;
     private String lastSeenHead;
-    private SpecRevision lastGood;
-    private List<SpecError> currentErrors = List.of();
+    /**
+     * Read by {@code /readyz} and {@code /status} without the poll's lock: a poll may wait on the
+     * network for long, and a probe must not wait with it.
+     */
+    private volatile SpecRevision lastGood;
+    private volatile List<SpecError> currentErrors = List.of();
 
     public SpecPoller(GitSource source, SpecLoader loader, Optional<String> cluster, SpecListener listener, Clock clock) {
         this.source = source;
@@ -75,12 +79,13 @@ public final class SpecPoller {
         return PollResult.NEW_SPEC;
     }
 
-    public synchronized Optional<SpecRevision> lastGood() {
+    /** Never waits for a poll in progress. */
+    public Optional<SpecRevision> lastGood() {
         return Optional.ofNullable(lastGood);
     }
 
-    /** The errors of the newest commit, empty when it is valid. */
-    public synchronized List<SpecError> currentErrors() {
+    /** The errors of the newest commit, empty when it is valid; never waits for a poll in progress. */
+    public List<SpecError> currentErrors() {
         return currentErrors;
     }
 }

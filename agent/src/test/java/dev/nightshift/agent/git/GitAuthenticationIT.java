@@ -92,8 +92,11 @@ class GitAuthenticationIT {
     }
 
     @Test
-    void anUnknownHostKeyIsRefused() throws Exception {
+    void anUnknownHostKeyIsRefusedClearlyWithoutThePrivateKey() throws Exception {
         Path key = clientKey();
+        // The key file's armour and each line of its base64 body.
+        String[] keyMaterial = Files.readAllLines(key).stream().filter(line -> !line.isBlank()).toArray(String[]::new);
+        assertThat(keyMaterial).as("the private key file").hasSizeGreaterThan(2);
         try (SshGitServer server = new SshGitServer(base, key.resolveSibling("client.pub"), tmp.resolve("host.key"))) {
             Path knownHosts = Files.writeString(tmp.resolve("known_hosts"), "");
 
@@ -101,7 +104,8 @@ class GitAuthenticationIT {
 
             assertThat(result).isEqualTo(PollResult.FAILED);
             assertThat(listener.failures).singleElement().satisfies(e -> assertThat(e.getMessage())
-                    .contains("cannot list").containsIgnoringCase("key did not validate"));
+                    .contains("cannot list").containsIgnoringCase("key did not validate")
+                    .doesNotContain("PRIVATE KEY").doesNotContain(keyMaterial));
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
@@ -29,5 +30,18 @@ class GitSourceConfigTest {
                 Path.of("/tmp/cache")).caFile()).isEmpty();
         assertThat(config("https://git.example.com/c.git", Optional.of(Path.of("/etc/ca.pem"))).caFile())
                 .contains(Path.of("/etc/ca.pem"));
+    }
+
+    @Test
+    void aTimeoutUnderASecondIsRefusedBecauseJGitWouldWaitForever() {
+        // JGit counts whole seconds, and 0 means no timeout at all.
+        assertThatThrownBy(() -> new GitSourceConfig(URI.create("https://git.example.com/c.git"), "main", "", new GitCredentials.None(),
+                Path.of("/tmp/cache"), Optional.empty(), Duration.ofMillis(500)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("the Git timeout must be at least 1s, got PT0.5S");
+    }
+
+    @Test
+    void byDefaultAPollGivesUpAfterAMinuteOfSilence() {
+        assertThat(config("https://git.example.com/c.git", Optional.empty()).timeout()).isEqualTo(Duration.ofSeconds(60));
     }
 }

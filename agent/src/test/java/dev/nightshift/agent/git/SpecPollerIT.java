@@ -1,12 +1,14 @@
 package dev.nightshift.agent.git;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.spec.load.SpecLoader;
 
 /** The poller against a real git daemon, pushed to by the real git binary. */
@@ -132,9 +135,10 @@ class SpecPollerIT {
         assertThat(poller.poll()).isEqualTo(PollResult.INVALID_SPEC);
 
         assertThat(listener.invalidCommits).containsExactly(badYaml, badField);
+        // The unclosed "[" on line 6 runs on into line 7: SnakeYAML notices at the ":" after "machine".
         assertThat(listener.invalid.get(0)).singleElement().satisfies(e -> {
-            assertThat(e.file()).isEqualTo("pools/web.yaml");
-            assertThat(e.message()).contains("invalid YAML");
+            assertThat(e).extracting(SpecError::file, SpecError::line, SpecError::column).containsExactly("pools/web.yaml", 7, 10);
+            assertThat(e.message()).startsWith("invalid YAML: while parsing a flow sequence: expected ',' or ']'");
         });
         assertThat(listener.invalid.get(1)).singleElement().satisfies(e -> {
             assertThat(e.toString()).isEqualTo("pools/web.yaml:6:12: spec.maximum: must be a decimal integer, got \"lots\"");
@@ -206,5 +210,23 @@ class SpecPollerIT {
         poller(daemon.url("specs.git"), "main", "clusters/prod").poll();
 
         assertThat(listener.failures).singleElement().satisfies(e -> assertThat(e.getMessage()).contains("no directory \"clusters/prod\""));
+    }
+
+    @Test
+    void aRepositoryThatNeverAnswersFailsThePollAfterTheTimeout() throws Exception {
+        try (SilentGitServer silent = new SilentGitServer()) {
+            // Over HTTP: JGit's git:// transport sets no socket timeout and relies on interrupting a
+            // blocking read, which does not end it.
+            GitSource source = new GitSource(new GitSourceConfig(URI.create(silent.httpUrl("specs.git")), "main", "",
+                    new GitCredentials.None(), tmp.resolve("cache-silent"), Optional.empty(), Duration.ofSeconds(2)));
+            SpecPoller poller = new SpecPoller(source, new SpecLoader(), Optional.of("prod"), listener, Clock.systemUTC());
+
+            // Without a timeout the poll waits forever, and the next one is never scheduled.
+            PollResult result = assertTimeoutPreemptively(Duration.ofSeconds(30), poller::poll, "the poll still waits");
+
+            assertThat(result).isEqualTo(PollResult.FAILED);
+            assertThat(listener.failures).singleElement().satisfies(e -> assertThat(e.getMessage())
+                    .startsWith("cannot list " + silent.httpUrl("specs.git") + "@main: ").containsIgnoringCase("timed out"));
+        }
     }
 }

@@ -96,6 +96,16 @@ class PrometheusIT {
                 assertThat(single(prometheus, "sum(nightshift_node_update_duration_seconds_count)")).isEqualTo(10);
                 assertThat(single(prometheus, "sum(nightshift_drain_duration_seconds_count)")).isGreaterThan(0);
                 assertThat(single(prometheus, "sum(nightshift_evictions_total{result=\"ok\"})")).isGreaterThan(0);
+                // The window was open the whole time nodes were outdated, not only once the rollout was done:
+                // at every second of the range with outdated nodes, a window sample, and every one of them 1.
+                String rolling = "(sum(nightshift_pool_nodes{state=\"outdated\"}) > 0)";
+                String windowWhileRolling = "(nightshift_window_open and on() " + rolling + ")" + range;
+                double rollingSeconds = single(prometheus, "count_over_time(" + rolling + range + ")");
+                assertThat(rollingSeconds).as("seconds with outdated nodes").isGreaterThanOrEqualTo(5);
+                assertThat(single(prometheus, "count_over_time(" + windowWhileRolling + ")"))
+                        .as("seconds with outdated nodes and a window sample").isEqualTo(rollingSeconds);
+                assertThat(single(prometheus, "min_over_time(" + windowWhileRolling + ")")).as("the window gauge during the rollout")
+                        .isEqualTo(1.0);
                 assertThat(single(prometheus, "nightshift_window_open")).isEqualTo(1.0);
                 assertThat(single(prometheus, "nightshift_spec_valid")).isEqualTo(1.0);
                 assertThat(single(prometheus, "time() - nightshift_git_last_sync_timestamp_seconds")).isLessThan(60);

@@ -155,10 +155,22 @@ class WindowIT {
         assertThat(paused.status().at("/window/open").asBoolean(true)).as("/status: window open").isFalse();
         assertThat(paused.status().at("/window/specRolloutAllowed").asBoolean(true)).isFalse();
         assertThat(paused.status().at("/window/nextOpens").asText()).isEqualTo(open2.toString());
+        assertThat(paused.status().at("/window/nextCloses").asText()).as("/status: the next window's end")
+                .isEqualTo(open2.plus(SECOND_WINDOW).toString());
+        assertThat(paused.gauge("nightshift_window_next_open_timestamp_seconds")).as("/metrics: the next window's start")
+                .isEqualTo(open2.getEpochSecond());
+        assertThat(paused.gauge("nightshift_window_next_close_timestamp_seconds")).as("/metrics: the next window's end")
+                .isEqualTo(open2.plus(SECOND_WINDOW).getEpochSecond());
         long outdated = paused.nodes().stream().filter(n -> annotation(n, NodeMarks.ROLL_HASH).equals(oldHash)).count();
         assertThat(outdated).as("the first window closed mid-rollout: some nodes replaced, some still outdated")
                 .isBetween(1L, NODES - 1L);
         assertThat(paused.pool().path("outdated").asLong()).as("/status: outdated nodes").isEqualTo(outdated);
+        // The pool was outdated since the bump, before the first window opened: every node still
+        // outdated has missed that window.
+        assertThat(paused.pool().path("outdatedPastWindow").asLong()).as("/status: outdated nodes past the window")
+                .isEqualTo(outdated);
+        assertThat(paused.gauge("nightshift_pool_outdated_past_window_nodes{pool=\"web\"}"))
+                .as("/metrics: outdated nodes past the window").isEqualTo(outdated);
         assertThat(paused.nodes()).allSatisfy(n -> assertThat(ready(n)).as("%s Ready", name(n)).isTrue());
         String newHash = paused.nodes().stream().map(n -> annotation(n, NodeMarks.ROLL_HASH)).filter(hash -> !hash.equals(oldHash))
                 .findFirst().orElseThrow();
@@ -223,26 +235,32 @@ class WindowIT {
                 .as("one surge machine per old node, no extra one" + log).containsExactlyInAnyOrderElementsOf(original);
     }
 
-    /** What the test sees at one instant: the nodes and the agent's {@code /status}. */
-    private record Snapshot(Instant at, List<Node> nodes, JsonNode status) {
+    /** What the test sees at one instant: the nodes, the agent's {@code /status} and its {@code /metrics}. */
+    private record Snapshot(Instant at, List<Node> nodes, JsonNode status, String metrics) {
         JsonNode pool() {
             return StreamSupport.stream(status.path("pools").spliterator(), false)
                     .filter(p -> p.path("pool").asText().equals("web")).findFirst().orElse(JSON.createObjectNode());
+        }
+
+        /** The value of one series, named with its labels as the Prometheus text format writes them. */
+        double gauge(String series) {
+            return metrics.lines().filter(l -> l.startsWith(series + " ")).map(l -> Double.parseDouble(l.substring(series.length() + 1)))
+                    .findFirst().orElseThrow(() -> new AssertionError(series + " is not in /metrics:\n" + metrics));
         }
     }
 
     private Snapshot snapshot() throws Exception {
         Instant at = Instant.now();
         List<Node> nodes = h.nodes("web");
-        return new Snapshot(at, nodes, status());
+        return new Snapshot(at, nodes, JSON.readTree(get("/status")), get("/metrics"));
     }
 
-    /** The agent's {@code /status}, over HTTP as an operator reads it. */
-    private JsonNode status() throws Exception {
+    /** One of the agent's HTTP endpoints, as an operator or Prometheus reads it. */
+    private String get(String path) throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + h.agent.httpPort() + "/status")).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isEqualTo(200);
-        return JSON.readTree(response.body());
+                URI.create("http://127.0.0.1:" + h.agent.httpPort() + path)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(path).isEqualTo(200);
+        return response.body();
     }
 
     /** Not cordoned, not draining, not tainted for update: nothing Nightshift started is left on it. */

@@ -149,7 +149,12 @@ class WindowIT {
                 .pollInterval(Duration.ofMillis(200))
                 .until(this::snapshot, s -> s.status().at("/window/nextOpens").asText().equals(open2.toString())
                         && s.pool().path("phase").asText().equals("WAITING_FOR_WINDOW") && s.nodes().size() == NODES
-                        && s.nodes().stream().allMatch(WindowIT::settled));
+                        && s.nodes().stream().allMatch(WindowIT::settled)
+                        // /status and /metrics come from the last reconcile, the nodes from the API now:
+                        // the reconcile that saw the last in-flight node go may not have reported yet.
+                        && s.pool().path("outdated").asLong() == s.outdated(oldHash)
+                        && s.gaugeIs("nightshift_pool_outdated_past_window_nodes{pool=\"web\"}",
+                                s.pool().path("outdatedPastWindow").asLong()));
 
         assertThat(paused.at()).as("the safe point was reached in the gap, before the next window").isBefore(open2);
         assertThat(paused.status().at("/window/open").asBoolean(true)).as("/status: window open").isFalse();
@@ -161,10 +166,9 @@ class WindowIT {
                 .isEqualTo(open2.getEpochSecond());
         assertThat(paused.gauge("nightshift_window_next_close_timestamp_seconds")).as("/metrics: the next window's end")
                 .isEqualTo(open2.plus(SECOND_WINDOW).getEpochSecond());
-        long outdated = paused.nodes().stream().filter(n -> annotation(n, NodeMarks.ROLL_HASH).equals(oldHash)).count();
+        long outdated = paused.outdated(oldHash);
         assertThat(outdated).as("the first window closed mid-rollout: some nodes replaced, some still outdated")
                 .isBetween(1L, NODES - 1L);
-        assertThat(paused.pool().path("outdated").asLong()).as("/status: outdated nodes").isEqualTo(outdated);
         // The pool was outdated since the bump, before the first window opened: every node still
         // outdated has missed that window.
         assertThat(paused.pool().path("outdatedPastWindow").asLong()).as("/status: outdated nodes past the window")
@@ -237,9 +241,17 @@ class WindowIT {
 
     /** What the test sees at one instant: the nodes, the agent's {@code /status} and its {@code /metrics}. */
     private record Snapshot(Instant at, List<Node> nodes, JsonNode status, String metrics) {
+        long outdated(String oldHash) {
+            return nodes.stream().filter(n -> annotation(n, NodeMarks.ROLL_HASH).equals(oldHash)).count();
+        }
+
         JsonNode pool() {
             return StreamSupport.stream(status.path("pools").spliterator(), false)
                     .filter(p -> p.path("pool").asText().equals("web")).findFirst().orElse(JSON.createObjectNode());
+        }
+
+        boolean gaugeIs(String series, double value) {
+            return metrics.lines().anyMatch(l -> l.startsWith(series + " ") && Double.parseDouble(l.substring(series.length() + 1)) == value);
         }
 
         /** The value of one series, named with its labels as the Prometheus text format writes them. */

@@ -9,8 +9,10 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
+import org.quartz.DisallowConcurrentExecution;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
 import org.quartz.JobDetail;
@@ -45,6 +47,8 @@ public final class AgentScheduler implements AutoCloseable {
     private final Map<String, Runnable> actions = new ConcurrentHashMap<>();
     private volatile Duration pollInterval = Duration.ofSeconds(60);
     private volatile double jitter;
+    /** A poll was asked for while one ran: the end of that one must not push it back by an interval. */
+    private final AtomicBoolean pollAgain = new AtomicBoolean();
     private volatile Optional<MaintenanceCalendar> calendar = Optional.empty();
 
     public AgentScheduler(Clock clock, RandomGenerator random) throws SchedulerException {
@@ -70,12 +74,15 @@ public final class AgentScheduler implements AutoCloseable {
         this.pollInterval = interval;
         this.jitter = jitterShare;
         actions.put(POLL.getName(), () -> {
+            // This poll serves every request made before it started.
+            pollAgain.set(false);
             try {
                 poll.run();
             } catch (RuntimeException e) {
                 LOG.error("poll failed unexpectedly", e);
             } finally {
-                rescheduleQuietly(POLL, nextPollAt());
+                // A request made while it ran (a push it may have missed) polls again at once.
+                rescheduleQuietly(POLL, pollAgain.getAndSet(false) ? clock.instant() : nextPollAt());
             }
         });
         register(POLL);
@@ -84,6 +91,7 @@ public final class AgentScheduler implements AutoCloseable {
 
     /** Asks for a poll as soon as possible (the webhook); the regular schedule carries on after it. */
     public void pollNow() {
+        pollAgain.set(true);
         rescheduleQuietly(POLL, clock.instant());
     }
 
@@ -127,7 +135,7 @@ public final class AgentScheduler implements AutoCloseable {
 
     private void register(JobKey key) throws SchedulerException {
         if (!scheduler.checkExists(key)) {
-            JobDetail job = JobBuilder.newJob(Job.class).withIdentity(key).usingJobData(ACTION, key.getName())
+            JobDetail job = JobBuilder.newJob(OneAtATime.class).withIdentity(key).usingJobData(ACTION, key.getName())
                     .storeDurably().build();
             scheduler.addJob(job, false);
         }
@@ -159,6 +167,15 @@ public final class AgentScheduler implements AutoCloseable {
         } catch (SchedulerException e) {
             LOG.error("cannot unschedule {}", job.getName(), e);
         }
+    }
+
+    /**
+     * The class Quartz reads concurrency from (the factory supplies the action itself): a job never
+     * runs beside itself, so a webhook during a hung poll waits for it instead of taking the other
+     * thread, and window wake-ups keep a thread.
+     */
+    @DisallowConcurrentExecution
+    private interface OneAtATime extends Job {
     }
 
     @Override

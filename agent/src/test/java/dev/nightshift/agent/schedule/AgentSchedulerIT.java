@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -115,5 +116,38 @@ class AgentSchedulerIT {
         scheduler.wakeAtWindowChanges(calendar, () -> { });
 
         assertThat(scheduler.nextWindowWake()).isEqualTo(calendar.state(Instant.now()).nextChange());
+    }
+
+    @Test
+    void aHungPollHoldsNoSecondThreadSoWebhookPollsWaitAndWindowWakeUpsStillFire() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        AtomicInteger polls = new AtomicInteger();
+        scheduler.schedulePolling(Duration.ofHours(1), 0, () -> {
+            mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try {
+                if (polls.incrementAndGet() == 1) {
+                    release.await();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                running.decrementAndGet();
+            }
+        });
+        await().atMost(Duration.ofSeconds(20)).until(() -> running.get() == 1);
+
+        // Webhooks while the first poll hangs: they must neither run beside it nor take the other thread.
+        scheduler.pollNow();
+        scheduler.pollNow();
+        List<Instant> wakes = new CopyOnWriteArrayList<>();
+        scheduler.wakeAtWindowChanges(everyOtherSecond(), () -> wakes.add(Instant.now()));
+        await().atMost(Duration.ofSeconds(20)).until(() -> wakes.size() >= 2);
+        assertThat(polls.get()).as("polls started while the first hangs").isEqualTo(1);
+
+        release.countDown();
+        await().atMost(Duration.ofSeconds(20)).until(() -> polls.get() == 2);
+        assertThat(mostAtOnce.get()).as("polls running at once").isEqualTo(1);
     }
 }

@@ -117,6 +117,28 @@ final class AgentHarness implements AutoCloseable {
         return response.body();
     }
 
+    /** Reconciles the agent finished without an error, from its {@code /metrics}. */
+    double reconciles() throws IOException, InterruptedException {
+        return new Scrape(http("/metrics")).valueOrZero("nightshift_reconcile_duration_seconds_count", java.util.Map.of("result", "ok"));
+    }
+
+    /**
+     * Has the agent reconcile {@code times} more times although nothing is to be done: another client touches an
+     * annotation of {@code node}, which the agent watches, and each time the reconcile it causes is awaited.
+     */
+    void idleThroughReconciles(String node, int times) throws IOException, InterruptedException {
+        double before = reconciles();
+        for (int i = 1; i <= times; i++) {
+            String touch = Integer.toString(i);
+            kube.client().nodes().withName(node).edit(n -> {
+                n.getMetadata().getAnnotations().put("example.com/touched", touch);
+                return n;
+            });
+            double expected = before + i;
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> reconciles() >= expected);
+        }
+    }
+
     static String annotation(Node n, String key) {
         return n.getMetadata().getAnnotations() == null ? "" : n.getMetadata().getAnnotations().getOrDefault(key, "");
     }

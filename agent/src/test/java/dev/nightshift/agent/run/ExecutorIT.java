@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -78,10 +77,6 @@ class ExecutorIT {
         return h.kube.requests().stream().filter(r -> r.userAgent().equals(AgentHarness.AGENT)).toList();
     }
 
-    private double reconciles() throws Exception {
-        return new Scrape(h.http("/metrics")).valueOrZero("nightshift_reconcile_duration_seconds_count", Map.of("result", "ok"));
-    }
-
     private static Pod pod(String name, String node) {
         return new PodBuilder().withNewMetadata().withName(name).withNamespace("shop").endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("c").endContainer().endSpec()
@@ -103,16 +98,8 @@ class ExecutorIT {
         });
 
         h.kube.clearRequests();
-        double before = reconciles();
         String node = h.nodes("web").get(0).getMetadata().getName();
-        for (int i = 1; i <= 3; i++) {
-            int touch = i;
-            h.kube.client().nodes().withName(node).edit(n -> {
-                n.getMetadata().getAnnotations().put("example.com/touched", Integer.toString(touch));
-                return n;
-            });
-            await().atMost(Duration.ofSeconds(20)).until(() -> reconciles() >= before + touch);
-        }
+        h.idleThroughReconciles(node, 3);
         // One change the agent must answer with a write: its label removed behind its back.
         h.kube.client().nodes().withName(node).edit(n -> {
             n.getMetadata().getLabels().remove("team");

@@ -35,7 +35,10 @@ public final class NodeMarks {
     /** The old node a surge machine stands in for. */
     public static final String SURGE_FOR = PREFIX + "surge-for";
     public static final String DRAIN_STARTED_AT = PREFIX + "drain-started-at";
-    /** JSON: pod name to {@code {"pdb": name, "attempts": n}} for evictions a budget refused. */
+    /**
+     * JSON: pod name to {@code {"pdb": name, "attempts": n, "refusedAt": instant}} for evictions a
+     * budget refused; the last refusal's time starts the pod's {@link EvictionBackoff}.
+     */
     public static final String EVICTION_ATTEMPTS = PREFIX + "eviction-attempts";
     public static final String IN_PLACE_STARTED_AT = PREFIX + "in-place-started-at";
     public static final String IN_PLACE_TARGET = PREFIX + "in-place-target";

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +34,8 @@ public final class StepExecutor {
 
     private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** In an eviction-attempts entry: when the budget last refused the pod, from which its backoff runs. */
+    private static final String REFUSED_AT = "refusedAt";
 
     /** What executing one step did, for logs, the demo's screen, /status and metrics. */
     public record Outcome(Step step, String summary, Evictions evictions) {
@@ -230,8 +233,10 @@ public final class StepExecutor {
     }
 
     /**
-     * One drain pass: every evictable pod is asked to leave once. Budget refusals are counted on
-     * the node (so the count survives a restart) and reported as an Event naming pod and budget.
+     * One drain pass: every evictable pod is asked to leave once, except a pod whose budget refused
+     * it less than its {@link EvictionBackoff} ago. Budget refusals are counted on the node with the
+     * time of the last one (so count and backoff survive a restart) and reported as an Event naming
+     * pod and budget.
      */
     private Optional<Outcome> drain(Step step, String node) {
         if (observer.node(node).isEmpty()) {
@@ -239,43 +244,63 @@ public final class StepExecutor {
         }
         // The marks are computed from the node as the API has it now: the cache may not show our
         // last write yet, and a repeated step must neither restart the drain clock nor lose counts.
-        String started = clock.instant().toString();
-        patcher.patch(node, n -> annotation(n, NodeMarks.DRAIN_STARTED_AT) != null ? Optional.empty()
-                : Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.DRAIN_STARTED_AT, started)))));
+        Instant now = clock.instant();
+        String started = now.toString();
+        AtomicReference<Node> current = new AtomicReference<>();
+        boolean exists = patcher.patch(node, n -> {
+            current.set(n);
+            return annotation(n, NodeMarks.DRAIN_STARTED_AT) != null ? Optional.empty()
+                    : Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.DRAIN_STARTED_AT, started))));
+        });
+        if (!exists || current.get() == null) {
+            return Optional.empty();
+        }
+        Map<String, Map<String, Object>> refusedBefore = attempts(annotation(current.get(), NodeMarks.EVICTION_ATTEMPTS));
         List<String> evictedPods = new ArrayList<>();
         Map<String, String> blockedBy = new LinkedHashMap<>();
         Map<String, String> namespaces = new HashMap<>();
+        Map<String, String> refusedAt = new HashMap<>();
         int failed = 0;
+        int backedOff = 0;
         for (Pod pod : observer.evictablePods(node)) {
             if (pod.getMetadata().getDeletionTimestamp() != null) {
                 continue;
             }
             String name = pod.getMetadata().getName();
+            Map<String, Object> refused = refusedBefore.get(name);
+            if (refused != null && !EvictionBackoff.due(((Number) refused.getOrDefault("attempts", 0)).intValue(),
+                    instant(refused.get(REFUSED_AT)), now)) {
+                backedOff++;
+                continue;
+            }
             namespaces.put(name, pod.getMetadata().getNamespace());
             EvictionResult result = evictor.evict(pod.getMetadata().getNamespace(), name);
             if (result instanceof EvictionResult.Evicted || result instanceof EvictionResult.NotFound) {
                 evictedPods.add(name);
             } else if (result instanceof EvictionResult.BlockedByBudget b) {
                 blockedBy.put(name, b.budget());
+                // Taken once the answer is in: the backoff runs from the refusal, not from the request.
+                refusedAt.put(name, clock.instant().toString());
             } else if (result instanceof EvictionResult.Retry r) {
                 failed++;
                 LOG.info("eviction of {} on {} will be retried: {} {}", name, node, r.status(), r.message());
             }
         }
-        java.util.concurrent.atomic.AtomicReference<Map<String, Integer>> counts = new java.util.concurrent.atomic.AtomicReference<>(Map.of());
+        AtomicReference<Map<String, Integer>> counts = new AtomicReference<>(Map.of());
         patcher.patch(node, n -> {
             String before = annotation(n, NodeMarks.EVICTION_ATTEMPTS);
             Map<String, Map<String, Object>> attempts = attempts(before);
             evictedPods.forEach(attempts::remove);
-            Map<String, Integer> now = new HashMap<>();
+            Map<String, Integer> counted = new HashMap<>();
             blockedBy.forEach((pod, budget) -> {
                 Map<String, Object> entry = attempts.computeIfAbsent(pod, k -> new HashMap<>());
                 int count = ((Number) entry.getOrDefault("attempts", 0)).intValue() + 1;
                 entry.put("attempts", count);
                 entry.put("pdb", budget);
-                now.put(pod, count);
+                entry.put(REFUSED_AT, refusedAt.get(pod));
+                counted.put(pod, count);
             });
-            counts.set(now);
+            counts.set(counted);
             String after;
             try {
                 after = attempts.isEmpty() ? null : JSON.writeValueAsString(attempts);
@@ -285,6 +310,10 @@ public final class StepExecutor {
             return java.util.Objects.equals(before, after) ? Optional.empty()
                     : Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, after))));
         });
+        if (backedOff > 0 && evictedPods.isEmpty() && blockedBy.isEmpty() && failed == 0) {
+            // Nothing was asked this pass: every pod left waits for its next try.
+            return Optional.empty();
+        }
         List<String> blocked = new ArrayList<>();
         blockedBy.forEach((pod, budget) -> {
             int count = counts.get().getOrDefault(pod, 1);
@@ -296,6 +325,14 @@ public final class StepExecutor {
         });
         return Optional.of(new Outcome(step, "draining " + node + ": " + evictedPods.size() + " pod(s) evicted"
                 + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evictedPods.size(), blocked.size(), failed)));
+    }
+
+    private static Optional<Instant> instant(Object text) {
+        try {
+            return Optional.ofNullable(text).map(String::valueOf).map(Instant::parse);
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     private static Map<String, Map<String, Object>> attempts(String json) {

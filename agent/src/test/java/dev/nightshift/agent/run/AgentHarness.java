@@ -1,6 +1,10 @@
 package dev.nightshift.agent.run;
 
+import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -18,6 +22,9 @@ import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.provider.SimulatedMachineProvider;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 /**
  * A git daemon serving the specs, a working clone pushed to by the real git binary, the embedded
@@ -29,12 +36,17 @@ final class AgentHarness implements AutoCloseable {
     static final SimulatedMachineProvider.Behaviour CLOUD = new SimulatedMachineProvider.Behaviour(Duration.ofMillis(800),
             Duration.ofMillis(800), Duration.ofMillis(300), 0, 0);
 
+    /** The User-Agent of the agent's requests: the request log tells them from the test's and the cloud's by it. */
+    static final String AGENT = "nightshift-agent-under-test";
+
     final GitDaemon daemon;
     final GitWork work;
     final EmbeddedKubernetes kube;
     private final ScheduledExecutorService cloud = Executors.newScheduledThreadPool(2);
     final SimulatedMachineProvider provider;
     private final Path tmp;
+    /** The agent's own client, with {@link #AGENT} as its User-Agent; the cloud and the test use {@code kube.client()}. */
+    private final KubernetesClient agentClient;
     Agent agent;
 
     AgentHarness(Path tmp, String cluster, String pool, int nodes) throws Exception {
@@ -57,6 +69,8 @@ final class AgentHarness implements AutoCloseable {
         daemon = new GitDaemon(served);
         work = GitWork.create(served, "specs.git", daemon.url("specs.git"), tmp.resolve("work"));
         kube = EmbeddedKubernetes.start(apiServerVersion);
+        agentClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(kube.config()).withUserAgent(AGENT).build()).build();
+        // Seeded: a failure rate below 1 fails the same machines in every run.
         provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(3), p -> false, behaviour);
         for (int i = 1; i <= nodes; i++) {
             provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty());
@@ -72,7 +86,7 @@ final class AgentHarness implements AutoCloseable {
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(daemon.url("specs.git"))),
                 Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of(cluster), Optional.of(0),
                 Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(dryRun)));
-        agent = new Agent(config, kube.client(), provider, Clock.systemUTC(), r -> { });
+        agent = new Agent(config, agentClient, provider, Clock.systemUTC(), r -> { });
         agent.start();
     }
 
@@ -93,6 +107,38 @@ final class AgentHarness implements AutoCloseable {
         });
     }
 
+    /** The body of {@code GET path} on the agent's HTTP port, e.g. {@code /status} or {@code /metrics}. */
+    String http(String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + agent.httpPort() + path)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return response.body();
+    }
+
+    /** Reconciles the agent finished without an error, from its {@code /metrics}. */
+    double reconciles() throws IOException, InterruptedException {
+        return new Scrape(http("/metrics")).valueOrZero("nightshift_reconcile_duration_seconds_count", java.util.Map.of("result", "ok"));
+    }
+
+    /**
+     * Has the agent reconcile {@code times} more times although nothing is to be done: another client touches an
+     * annotation of {@code node}, which the agent watches, and each time the reconcile it causes is awaited.
+     */
+    void idleThroughReconciles(String node, int times) throws IOException, InterruptedException {
+        double before = reconciles();
+        for (int i = 1; i <= times; i++) {
+            String touch = Integer.toString(i);
+            kube.client().nodes().withName(node).edit(n -> {
+                n.getMetadata().getAnnotations().put("example.com/touched", touch);
+                return n;
+            });
+            double expected = before + i;
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> reconciles() >= expected);
+        }
+    }
+
     static String annotation(Node n, String key) {
         return n.getMetadata().getAnnotations() == null ? "" : n.getMetadata().getAnnotations().getOrDefault(key, "");
     }
@@ -103,6 +149,7 @@ final class AgentHarness implements AutoCloseable {
             agent.close();
         }
         cloud.shutdownNow();
+        agentClient.close();
         kube.close();
         daemon.close();
     }

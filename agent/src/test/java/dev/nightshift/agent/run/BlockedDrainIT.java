@@ -1,18 +1,19 @@
 package dev.nightshift.agent.run;
 
-import static dev.nightshift.agent.run.AgentHarness.annotation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.EvictionBackoff;
+import dev.nightshift.agent.kube.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -20,6 +21,8 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 
 /** A PodDisruptionBudget that refuses every eviction, in both onEvictionBlocked modes. */
 class BlockedDrainIT {
+
+    private static final int MAX_EVICT_RETRIES = 2;
 
     private static final String CLUSTER = """
             apiVersion: nightshift.dev/v1alpha1
@@ -41,8 +44,8 @@ class BlockedDrainIT {
                   maxUnavailable: 1
                   interval: 0s
                   machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                  machineControllerManager: {maxEvictRetries: 2, onEvictionBlocked: %s}
-                """.formatted(version, onBlocked);
+                  machineControllerManager: {maxEvictRetries: %d, onEvictionBlocked: %s}
+                """.formatted(version, MAX_EVICT_RETRIES, onBlocked);
     }
 
     @TempDir
@@ -85,10 +88,14 @@ class BlockedDrainIT {
     void withWaitTheBudgetIsNeverBypassedAndThePodAndBudgetAreNamed() throws Exception {
         blockedRollout("Wait");
 
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> {
             assertThat(h.agent.status()).contains("\"pod\" : \"db-0\"").contains("\"podDisruptionBudget\" : \"db-pdb\"");
-            assertThat(annotation(h.nodes("db").get(0), NodeMarks.EVICTION_ATTEMPTS)).contains("\"attempts\":3");
+            assertThat(refusedEvictions()).as("evictions of db-0 the budget refused, as the cluster answered them")
+                    .hasSizeGreaterThan(MAX_EVICT_RETRIES);
         });
+        assertThat(h.kube.requests()).as("no eviction of db-0 went through and nothing deleted it")
+                .noneMatch(r -> SeenRequests.isEvictionOf(r, "shop", "db-0") && r.succeeded())
+                .noneMatch(r -> r.method().equals("DELETE") && r.resourcePath().equals("/api/v1/namespaces/shop/pods/db-0"));
         assertThat(h.kube.client().pods().inNamespace("shop").withName("db-0").get()).as("never deleted past its budget").isNotNull();
         assertThat(h.nodes("db")).extracting(n -> n.getMetadata().getName()).containsExactly("db-1");
         assertThat(nodeEvents()).anySatisfy(e -> {
@@ -104,8 +111,37 @@ class BlockedDrainIT {
 
         await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
                 assertThat(h.nodes("db")).hasSize(1).extracting(n -> n.getMetadata().getName()).doesNotContain("db-1"));
-        assertThat(h.kube.requests()).as("the pod was deleted outright once the budget had refused maxEvictRetries times")
-                .anyMatch(r -> r.method().equals("DELETE") && r.resourcePath().equals("/api/v1/namespaces/shop/pods/db-0"));
+        RecordedRequest deletion = podDeletion().orElseThrow(() -> new AssertionError("db-0 was never deleted: " + h.kube.requests()));
+        assertThat(deletion.userAgent()).as("deleted by the agent").isEqualTo(AgentHarness.AGENT);
+        List<RecordedRequest> refusedFirst = refusedEvictions().stream().filter(r -> r.sequence() < deletion.sequence()).toList();
+        assertThat(refusedFirst).as("refused with 429 before the pod was deleted outright").hasSizeGreaterThanOrEqualTo(MAX_EVICT_RETRIES);
+        List<Duration> gaps = SeenRequests.gaps(refusedFirst);
+        for (int i = 0; i < MAX_EVICT_RETRIES - 1; i++) {
+            assertThat(gaps.get(i)).as("spaced by the backoff, not spent in one burst: %s", refusedFirst)
+                    .isGreaterThanOrEqualTo(EvictionBackoff.after(i + 1));
+        }
         assertThat(nodeEvents()).anySatisfy(e -> assertThat(e.getMessage()).contains("db-pdb"));
+    }
+
+    @Test
+    void refusedEvictionsAreAskedAgainOnlyAfterABackoffThatDoubles() throws Exception {
+        blockedRollout("Wait");
+
+        List<RecordedRequest> refused = await().atMost(Duration.ofSeconds(45)).until(this::refusedEvictions, r -> r.size() >= 4);
+        List<Duration> gaps = SeenRequests.gaps(refused);
+        for (int i = 0; i < 3; i++) {
+            assertThat(gaps.get(i)).as("the wait after refusal %d: %s", i + 1, refused)
+                    .isGreaterThanOrEqualTo(EvictionBackoff.after(i + 1));
+        }
+    }
+
+    /** Evictions of db-0 the cluster refused with 429, in order. */
+    private List<RecordedRequest> refusedEvictions() {
+        return h.kube.requests().stream().filter(r -> SeenRequests.isEvictionOf(r, "shop", "db-0") && r.status() == 429).toList();
+    }
+
+    private Optional<RecordedRequest> podDeletion() {
+        return h.kube.requests().stream()
+                .filter(r -> r.method().equals("DELETE") && r.resourcePath().equals("/api/v1/namespaces/shop/pods/db-0")).findFirst();
     }
 }

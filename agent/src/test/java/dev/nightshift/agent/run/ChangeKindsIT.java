@@ -109,6 +109,8 @@ class ChangeKindsIT {
         Map<String, Long> cordonsPerNode = writesTo("/api/v1/nodes").stream().filter(r -> r.body().contains("\"unschedulable\":true"))
                 .collect(Collectors.groupingBy(RecordedRequest::resourcePath, Collectors.counting()));
         assertThat(cordonsPerNode).hasSize(3).allSatisfy((node, count) -> assertThat(count).isOne());
+        assertThat(SeenRequests.mostCordonedAtOnce(h.kube.requests())).as("nodes cordoned at the same time (maxUnavailable 1)")
+                .isOne();
     }
 
     @Test

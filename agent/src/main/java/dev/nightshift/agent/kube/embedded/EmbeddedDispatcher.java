@@ -3,6 +3,7 @@ package dev.nightshift.agent.kube.embedded;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.slf4j.Logger;
@@ -34,6 +35,14 @@ final class EmbeddedDispatcher extends Dispatcher {
     private final Runnable answered;
     private final ReentrantLock lock = new ReentrantLock();
     private final MergePatches mergePatches;
+    private final AtomicReference<Interference> interference = new AtomicReference<>();
+
+    /** A write by another client, applied to the store just before the first request it matches. */
+    record Interference(String method, String resourcePath, String bodyContains, String mergePatch) {
+        boolean matches(String method, String resourcePath, String body) {
+            return this.method.equals(method) && this.resourcePath.equals(resourcePath) && body.contains(bodyContains);
+        }
+    }
 
     /** @param answered runs after each request is answered and logged */
     EmbeddedDispatcher(KubernetesCrudDispatcher store, Discovery discovery, EvictionHandler evictions,
@@ -48,6 +57,11 @@ final class EmbeddedDispatcher extends Dispatcher {
         this.answered = answered;
     }
 
+    /** Arms the next interference, replacing one not yet applied. */
+    void interfere(Interference next) {
+        interference.set(next);
+    }
+
     @Override
     public MockResponse dispatch(io.fabric8.mockwebserver.http.RecordedRequest request) {
         HttpMethod method = request.method();
@@ -58,10 +72,20 @@ final class EmbeddedDispatcher extends Dispatcher {
         String userAgent = Optional.ofNullable(request.getHeader("User-Agent")).orElse("");
         lock.lock();
         try {
+            String methodName = method == null ? "UNKNOWN" : method.name();
+            String path = request.getPath();
+            String resourcePath = path.indexOf('?') < 0 ? path : path.substring(0, path.indexOf('?'));
+            Interference pending = interference.get();
+            if (pending != null && pending.matches(methodName, resourcePath, body) && interference.compareAndSet(pending, null)) {
+                // Applied to the store directly: a request of its own would wait for this lock.
+                MockResponse changed = mergePatches.apply(request, resourcePath, pending.mergePatch());
+                // The store answers a patch with 202; the API server, and so the log, with 200.
+                requests.add(clock.instant(), "PATCH", path, MergePatches.MERGE_PATCH, pending.mergePatch(),
+                        changed.code() == 202 ? 200 : changed.code(), EmbeddedKubernetes.INTERFERENCE);
+            }
             MockResponse response = handle(request, method, body);
             int status = response.getWebSocketListener() != null ? 101 : response.code();
             // The mock server maps methods it does not know (HEAD among them) to null.
-            String methodName = method == null ? "UNKNOWN" : method.name();
             requests.add(clock.instant(), methodName, request.getPath(), contentType, body, status, userAgent);
             answered.run();
             return response;

@@ -49,20 +49,25 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     /** The namespace of the kubeconfig's context and of {@link #client()}. */
     public static final String NAMESPACE = "default";
 
+    /** The User-Agent under which the request log records a change made by {@link #changeBeforeNext}. */
+    public static final String INTERFERENCE = "nightshift-embedded-interference";
+
     private static final String HOST = "127.0.0.1";
 
     private final KubernetesMockServer server;
     private final EvictionHandler evictions;
+    private final EmbeddedDispatcher dispatcher;
     private final RequestLog requests;
     private final String gitVersion;
     private final String url;
     private final int port;
     private final KubernetesClient client;
 
-    private EmbeddedKubernetes(KubernetesMockServer server, EvictionHandler evictions, RequestLog requests,
-            String gitVersion, int port) {
+    private EmbeddedKubernetes(KubernetesMockServer server, EvictionHandler evictions, EmbeddedDispatcher dispatcher,
+            RequestLog requests, String gitVersion, int port) {
         this.server = server;
         this.evictions = evictions;
+        this.dispatcher = dispatcher;
         this.requests = requests;
         this.gitVersion = gitVersion;
         this.port = port;
@@ -102,7 +107,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, false);
         try {
             server.start(loopback(), port);
-            return new EmbeddedKubernetes(server, evictions, requests, gitVersion, server.getPort());
+            return new EmbeddedKubernetes(server, evictions, dispatcher, requests, gitVersion, server.getPort());
         } catch (RuntimeException e) {
             try {
                 server.shutdown();
@@ -221,6 +226,17 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      */
     public void throttleEvictions(int count) {
         evictions.throttle(count);
+    }
+
+    /**
+     * Another client's write that lands between a client's read and its write: just before the next request with this
+     * method and path (no query) whose body contains {@code bodyContains} is handled, the JSON merge patch
+     * {@code mergePatch} is applied to the object at that path. The request then meets an object changed since it was
+     * read, and a 409 if it carries the resourceVersion it read. Applied once; the request log records it as a PATCH from
+     * User-Agent {@value #INTERFERENCE}, before the request it preceded.
+     */
+    public void changeBeforeNext(String method, String resourcePath, String bodyContains, String mergePatch) {
+        dispatcher.interfere(new EmbeddedDispatcher.Interference(method, resourcePath, bodyContains, mergePatch));
     }
 
     /** Closes the client and stops the server (open watches end). */

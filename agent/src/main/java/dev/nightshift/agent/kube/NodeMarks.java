@@ -37,7 +37,7 @@ public final class NodeMarks {
     public static final String DRAIN_STARTED_AT = PREFIX + "drain-started-at";
     /**
      * JSON: pod name to {@code {"pdb": name, "attempts": n, "refusedAt": instant}} for evictions a
-     * budget refused; the last refusal's time starts the pod's {@link EvictionBackoff}.
+     * budget refused; the last refusal's time starts the pod's {@link dev.nightshift.strategies.EvictionBackoff}.
      */
     public static final String EVICTION_ATTEMPTS = PREFIX + "eviction-attempts";
     public static final String IN_PLACE_STARTED_AT = PREFIX + "in-place-started-at";

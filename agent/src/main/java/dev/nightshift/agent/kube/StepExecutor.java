@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
+import dev.nightshift.strategies.EvictionBackoff;
 import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Node;

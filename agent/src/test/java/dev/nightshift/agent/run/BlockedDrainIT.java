@@ -12,7 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.nightshift.agent.kube.EvictionBackoff;
+import dev.nightshift.strategies.EvictionBackoff;
 import dev.nightshift.agent.kube.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.IntOrString;

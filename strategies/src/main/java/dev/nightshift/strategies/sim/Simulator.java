@@ -16,6 +16,7 @@ import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.UpdateStrategy;
+import dev.nightshift.strategies.EvictionBackoff;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.BlockedEviction;
 import dev.nightshift.strategies.model.DesiredCluster;
@@ -36,7 +37,6 @@ import dev.nightshift.strategies.plan.Step;
 public final class Simulator {
 
     static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
-    private static final Duration EVICTION_RETRY = Duration.ofSeconds(5);
     private static final int MAX_PLANS_PER_INSTANT = 10_000;
 
     private final RolloutPlanner planner;
@@ -234,7 +234,7 @@ public final class Simulator {
                     record(name, "DRAIN");
                     schedule(setup.drain(), EventKind.DRAINED, name);
                     if (!blocked.isEmpty()) {
-                        schedule(EVICTION_RETRY, EventKind.EVICTION_RETRY, name);
+                        schedule(EvictionBackoff.after(1), EventKind.EVICTION_RETRY, name);
                     }
                 }
             } else if (step instanceof Step.ForceDeletePod f) {
@@ -334,7 +334,9 @@ public final class Simulator {
                         // Past maxEvictRetries more refusals change nothing the planner reads: stop ticking.
                         int limit = pool.spec().pool().machineControllerManager().maxEvictRetries();
                         if (retried.stream().anyMatch(b -> b.attempts() <= limit)) {
-                            schedule(EVICTION_RETRY, EventKind.EVICTION_RETRY, e.node());
+                            // The agent's own backoff: each refusal doubles the wait before the next request.
+                            int refusals = retried.stream().mapToInt(BlockedEviction::attempts).max().orElse(0) + 1;
+                            schedule(EvictionBackoff.after(refusals), EventKind.EVICTION_RETRY, e.node());
                         }
                     }
                 }

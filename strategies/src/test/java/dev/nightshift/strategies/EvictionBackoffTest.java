@@ -1,4 +1,4 @@
-package dev.nightshift.agent.kube;
+package dev.nightshift.strategies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

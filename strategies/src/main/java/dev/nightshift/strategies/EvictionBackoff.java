@@ -1,4 +1,4 @@
-package dev.nightshift.agent.kube;
+package dev.nightshift.strategies;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -229,7 +229,8 @@ public final class Simulator {
             } else if (step instanceof Step.Drain d) {
                 if (node != null && !node.draining()) {
                     List<BlockedEviction> blocked = random.nextDouble() < setup.faults().pdbBlocked()
-                            ? List.of(new BlockedEviction(name + "-pod", pool.name() + "-pdb", 0)) : List.of();
+                            // The drain's first request was refused: one attempt, as the agent counts it.
+                            ? List.of(new BlockedEviction(name + "-pod", pool.name() + "-pdb", 1)) : List.of();
                     update(node.toBuilder().drainStartedAt(now).blockedEvictions(blocked).build());
                     record(name, "DRAIN");
                     schedule(setup.drain(), EventKind.DRAINED, name);
@@ -333,9 +334,9 @@ public final class Simulator {
                         update(node.toBuilder().blockedEvictions(retried).build());
                         // Past maxEvictRetries more refusals change nothing the planner reads: stop ticking.
                         int limit = pool.spec().pool().machineControllerManager().maxEvictRetries();
-                        if (retried.stream().anyMatch(b -> b.attempts() <= limit)) {
+                        if (retried.stream().anyMatch(b -> b.attempts() < limit)) {
                             // The agent's own backoff: each refusal doubles the wait before the next request.
-                            int refusals = retried.stream().mapToInt(BlockedEviction::attempts).max().orElse(0) + 1;
+                            int refusals = retried.stream().mapToInt(BlockedEviction::attempts).max().orElse(0);
                             schedule(EvictionBackoff.after(refusals), EventKind.EVICTION_RETRY, e.node());
                         }
                     }

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.strategies.EvictionBackoff;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.sim.TimelineReplay.Limit;
@@ -267,6 +268,24 @@ class SimulatorTest {
 
         assertThat(r.completed()).as(show(r)).isTrue();
         assertThat(replay.everyNodeEndsCurrent()).as(replay.notCurrentAtEnd() + "\n" + show(r)).isTrue();
+    }
+
+    @Test
+    void aBlockedEvictionIsRetriedOnTheAgentsBackoffSoForceDeleteComesAfterMaxEvictRetriesSpreadRefusals() {
+        PoolYaml pool = PoolYaml.pool("web").maxSurge(Limit.of(0)).maxUnavailable(Limit.of(1)).onEvictionBlocked("ForceDelete");
+        SimulationResult r = simulateWith(pool.desired(), "web", 2, new Faults(0, 0, 0, 1, 0, 0), Duration.ofDays(1));
+        // maxEvictRetries 10 (the default): refusals at 0, 2, 6, 14, 30, 62, 122, 182, 242 and 302 s after the drain starts.
+        double lastRefusal = IntStream.rangeClosed(1, 9)
+                .mapToDouble(i -> EvictionBackoff.after(i).toSeconds()).sum();
+
+        assertThat(lastRefusal).isEqualTo(302);
+        for (String node : List.of("web-1", "web-2")) {
+            double drained = r.timeline().stream().filter(e -> e.node().equals(node) && e.step().equals("DRAIN")).findFirst()
+                    .orElseThrow().t();
+            double deleted = r.timeline().stream().filter(e -> e.node().equals(node) && e.step().equals("DELETE")).findFirst()
+                    .orElseThrow().t();
+            assertThat(deleted - drained).as(node + " deleted after its drain started\n" + show(r)).isBetween(lastRefusal, lastRefusal + 1);
+        }
     }
 
     @Test

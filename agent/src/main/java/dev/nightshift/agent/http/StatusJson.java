@@ -1,6 +1,7 @@
 package dev.nightshift.agent.http;
 
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,6 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.load.SpecError;
+import dev.nightshift.strategies.plan.PendingAction;
+import dev.nightshift.strategies.plan.PoolPhase;
 import dev.nightshift.strategies.plan.PoolReport;
 
 /** The body of {@code GET /status}: what the agent knows, as one JSON document. */
@@ -51,10 +54,11 @@ public final class StatusJson {
         ArrayNode notices = root.putArray("notices");
         report.ifPresent(r -> r.notices().forEach(notices::add));
         report.map(ReconcileReport::window).ifPresent(w -> window(root.putObject("window"), w));
+        List<PoolReport> byName = report.map(r -> r.plan() == null ? Map.<String, PoolReport>of() : r.plan().pools())
+                .orElse(Map.of()).values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList();
+        inPlacePending(root.putObject("inPlaceUpdatesPending"), byName);
         ArrayNode pools = root.putArray("pools");
-        report.map(r -> r.plan() == null ? Map.<String, PoolReport>of() : r.plan().pools()).orElse(Map.of()).values().stream()
-                .sorted(java.util.Comparator.comparing(PoolReport::pool))
-                .forEach(p -> pool(pools.addObject(), p, report.get().overdue().getOrDefault(p.pool(), 0)));
+        byName.forEach(p -> pool(pools.addObject(), p, report.get().overdue().getOrDefault(p.pool(), 0)));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
         return root.toPrettyString();
@@ -73,6 +77,21 @@ public final class StatusJson {
             o.put("nextOpens", n.open().toString());
             o.put("nextCloses", n.close().map(Instant::toString).orElse(null));
         });
+    }
+
+    /**
+     * Pools whose outdated nodes are to be updated in place: those the agent goes on with by itself,
+     * and those (ManualInPlaceUpdate) with nodes that wait for a person to select them.
+     */
+    private static void inPlacePending(ObjectNode o, List<PoolReport> pools) {
+        ArrayNode automatic = o.putArray("automatic");
+        ArrayNode awaitingSelection = o.putArray("awaitingSelection");
+        for (PoolReport p : pools) {
+            if (p.pendingAction() == PendingAction.IN_PLACE) {
+                boolean waitsForPerson = p.phase() == PoolPhase.AWAITING_SELECTION || !p.awaitingSelection().isEmpty();
+                (waitsForPerson ? awaitingSelection : automatic).add(p.pool());
+            }
+        }
     }
 
     private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow) {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.PoolStatusRecords;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -78,15 +79,21 @@ class WatchReconnectIT {
         h.agent = new Agent(config, throughProxy, h.provider, Clock.systemUTC(), r -> { });
         h.agent.start();
         h.awaitAdopted("web", 3);
+        // Cut only once the agent has written all it writes after adopting (its pool record), so no
+        // watch event is on its way when the sockets go: the mock server, writing an event to a
+        // socket it is closing, blocks its only event loop for 30 s.
+        await().atMost(Duration.ofSeconds(60)).until(() -> h.kube.client().configMaps().inNamespace(Agent.NAMESPACE)
+                .withName(PoolStatusRecords.name("web")).get() != null);
 
-        assertThat(proxy.sever()).as("the watches' connections were open").isGreaterThanOrEqualTo(3);
         h.kube.clearRequests();
-        // A machine joins after the cut; only a watch that came back shows it to the agent.
+        assertThat(proxy.sever()).as("the watches' connections were open").isGreaterThanOrEqualTo(3);
+        await("the informers list again and watch anew").atMost(Duration.ofSeconds(60))
+                .until(() -> h.kube.requests().stream().anyMatch(r -> r.method().equals("GET") && r.resourcePath().equals("/api/v1/nodes")
+                        && r.query().contains("watch=true")));
+        // A machine joins after the informers listed again: only the watch that came back can show it.
         h.provider.seed("web", "web-4", Optional.empty(), Optional.empty());
 
         await().atMost(Duration.ofSeconds(60)).until(() -> h.nodes("web").stream()
                 .anyMatch(n -> n.getMetadata().getName().equals("web-4") && !annotation(n, NodeMarks.ROLL_HASH).isEmpty()));
-        assertThat(h.kube.requests()).as("the informers listed again and watch anew")
-                .anyMatch(r -> r.method().equals("GET") && r.query().contains("watch=true"));
     }
 }

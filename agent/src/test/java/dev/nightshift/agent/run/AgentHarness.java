@@ -19,6 +19,7 @@ import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.git.GitDaemon;
 import dev.nightshift.agent.git.GitWork;
 import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.provider.SimulatedMachineProvider;
 import io.fabric8.kubernetes.api.model.Node;
@@ -105,6 +106,16 @@ final class AgentHarness implements AutoCloseable {
             return current.size() == nodes && current.stream().noneMatch(n -> annotation(n, NodeMarks.ROLL_HASH).isEmpty()
                     || annotation(n, NodeMarks.MANAGED_LABELS).isEmpty());
         });
+    }
+
+    /**
+     * Waits until the agent has written its record of the pool, the last thing it writes after
+     * adopting. Tests that cut the API connections wait for it: the mock server, writing a watch
+     * event to a socket it is closing, stalls its only event loop for 30 s.
+     */
+    void awaitPoolRecord(String pool) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> kube.client().configMaps()
+                .inNamespace(Agent.NAMESPACE).withName(PoolStatusRecords.name(pool)).get() != null);
     }
 
     /** The body of {@code GET path} on the agent's HTTP port, e.g. {@code /status} or {@code /metrics}. */

@@ -150,6 +150,7 @@ class LeaderElectionIT {
             harness.agent = replica("replica-a", throughProxy);
             await().atMost(Duration.ofSeconds(30)).until(harness.agent::leading);
             harness.awaitAdopted("web", 3);
+            harness.awaitPoolRecord("web");
 
             proxy.refuse(true);
             // The lease lasts 2 s and must be renewed within 1.3 s: the leader steps down.

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.PoolStatusRecords;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -79,12 +78,7 @@ class WatchReconnectIT {
         h.agent = new Agent(config, throughProxy, h.provider, Clock.systemUTC(), r -> { });
         h.agent.start();
         h.awaitAdopted("web", 3);
-        // Cut only once the agent has written all it writes after adopting (its pool record), so no
-        // watch event is on its way when the sockets go: the mock server, writing an event to a
-        // socket it is closing, blocks its only event loop for 30 s.
-        await().atMost(Duration.ofSeconds(60)).until(() -> h.kube.client().configMaps().inNamespace(Agent.NAMESPACE)
-                .withName(PoolStatusRecords.name("web")).get() != null);
-
+        h.awaitPoolRecord("web");
         h.kube.clearRequests();
         assertThat(proxy.sever()).as("the watches' connections were open").isGreaterThanOrEqualTo(3);
         await("the informers list again and watch anew").atMost(Duration.ofSeconds(60))

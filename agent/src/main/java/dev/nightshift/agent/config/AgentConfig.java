@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
+import dev.nightshift.agent.git.GitSourceConfig;
+
 /**
  * How the agent runs: where the specs live, which cluster it manages, its HTTP port. Secrets are
  * never values here, only the files or environment variables that hold them.
@@ -15,6 +17,7 @@ import java.util.UUID;
  * @param gitUser    for HTTPS
  * @param tokenFile  for HTTPS; or {@code tokenEnv}
  * @param gitCaFile  for HTTPS: PEM CA certificates trusted instead of the JDK's default CAs
+ * @param gitTimeout how long a poll waits for the Git server to connect or to send anything
  * @param cacheDir   the local bare copy of the repository
  * @param leaderElection whether replicas elect one leader that acts, the others standing by
  * @param validation how many consecutive successful cluster validations a pool needs, and how far apart
@@ -30,6 +33,7 @@ public record AgentConfig(
         Optional<Path> sshKeyFile,
         Optional<Path> knownHostsFile,
         Optional<Path> gitCaFile,
+        Duration gitTimeout,
         Optional<String> cluster,
         int httpPort,
         Optional<Path> webhookSecretFile,
@@ -90,7 +94,7 @@ public record AgentConfig(
 
     public static final AgentConfig DEFAULTS = new AgentConfig(Optional.empty(), "main", "", Duration.ofSeconds(60),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-            Optional.empty(), 9400, Optional.empty(), Optional.empty(), Path.of(System.getProperty("java.io.tmpdir"), "nightshift"),
+            GitSourceConfig.DEFAULT_TIMEOUT, Optional.empty(), 9400, Optional.empty(), Optional.empty(), Path.of(System.getProperty("java.io.tmpdir"), "nightshift"),
             false, LeaderElection.OFF, Validation.DEFAULT);
 
     /** Values given on the command line; each one present replaces the file's. */
@@ -112,18 +116,18 @@ public record AgentConfig(
     public AgentConfig with(Overrides o) {
         return new AgentConfig(o.gitUrl().or(this::gitUrl), o.gitRef().orElse(gitRef), o.gitPath().orElse(gitPath),
                 o.pollInterval().orElse(pollInterval), gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                o.gitCaFile().or(this::gitCaFile), o.cluster().or(this::cluster), o.httpPort().orElse(httpPort),
+                o.gitCaFile().or(this::gitCaFile), gitTimeout, o.cluster().or(this::cluster), o.httpPort().orElse(httpPort),
                 webhookSecretFile, webhookSecretEnv, o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection,
                 validation);
     }
 
     public AgentConfig with(LeaderElection election) {
         return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, election, validation);
+                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, election, validation);
     }
 
     public AgentConfig with(Validation checks) {
         return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection, checks);
+                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection, checks);
     }
 }

@@ -102,6 +102,8 @@ public final class AgentConfigLoader {
                 r.string(auth, "git.auth.sshKeyFile").map(Path::of),
                 r.string(auth, "git.auth.knownHostsFile").map(Path::of),
                 r.string(git, "git.caFile").map(Path::of),
+                r.string(git, "git.timeout").flatMap(v -> r.duration(git.get("timeout"), "git.timeout", v))
+                        .orElse(d.gitTimeout()),
                 r.string(top, "cluster"),
                 r.string(http, "http.port").flatMap(v -> r.port(http.get("port"), "http.port", v)).orElse(d.httpPort()),
                 r.string(webhook, "webhook.secretFile").map(Path::of),
@@ -112,7 +114,7 @@ public final class AgentConfigLoader {
         r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation"));
         r.only(election, "leaderElection", Set.of("enabled", "leaseName", "leaseDuration"));
         r.only(validation, "validation", Set.of("consecutive", "interval"));
-        r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "caFile", "auth"));
+        r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "timeout", "caFile", "auth"));
         r.only(auth, "git.auth", Set.of("user", "tokenFile", "tokenEnv", "sshKeyFile", "knownHostsFile"));
         r.only(http, "http", Set.of("port"));
         r.only(webhook, "webhook", Set.of("secretFile", "secretEnv"));

@@ -113,7 +113,7 @@ public final class Agent implements AutoCloseable {
     public void start() throws Exception {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
         source = new GitSource(new GitSourceConfig(config.gitUrl().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
-                config.gitRef(), config.gitPath(), credentials(), config.cacheDir(), config.gitCaFile()));
+                config.gitRef(), config.gitPath(), credentials(), config.cacheDir(), config.gitCaFile(), config.gitTimeout()));
         ApiErrorInterceptor apiErrors = new ApiErrorInterceptor(metrics);
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
                 .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors))

@@ -21,6 +21,7 @@ class AgentConfigLoaderTest {
                   ref: release
                   path: clusters/prod
                   pollInterval: 2m
+                  timeout: 20s
                   caFile: /etc/nightshift/git-ca.pem
                   auth: {user: nightshift, tokenFile: /var/run/secrets/git/token}
                 cluster: prod-eu1
@@ -36,6 +37,7 @@ class AgentConfigLoaderTest {
         assertThat(c.gitRef()).isEqualTo("release");
         assertThat(c.gitPath()).isEqualTo("clusters/prod");
         assertThat(c.pollInterval()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.gitTimeout()).isEqualTo(Duration.ofSeconds(20));
         assertThat(c.tokenFile()).contains(Path.of("/var/run/secrets/git/token"));
         assertThat(c.gitCaFile()).contains(Path.of("/etc/nightshift/git-ca.pem"));
         assertThat(c.cluster()).contains("prod-eu1");
@@ -54,6 +56,7 @@ class AgentConfigLoaderTest {
         AgentConfig d = AgentConfig.DEFAULTS;
 
         assertThat(d.pollInterval()).isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThat(d.gitTimeout()).isEqualTo(java.time.Duration.ofSeconds(60));
         assertThat(d.httpPort()).isEqualTo(9400);
         assertThat(d.gitRef()).isEqualTo("main");
         assertThat(d.gitPath()).isEmpty();
@@ -99,6 +102,7 @@ class AgentConfigLoaderTest {
                   url: https://git.example.com/c.git
                   pollInterval: soon
                   branch: main
+                  timeout: 0s
                 http: {port: 99999}
                 dryRun: yes
                 """);
@@ -106,8 +110,9 @@ class AgentConfigLoaderTest {
         assertThat(r.errors()).containsExactlyInAnyOrder(
                 "agent.yaml:3:17: git.pollInterval: must be a duration such as 30s, 5m or 1h, got \"soon\"",
                 "agent.yaml:4:3: git.branch: unknown field",
-                "agent.yaml:5:14: http.port: must be a port from 0 to 65535, got \"99999\"",
-                "agent.yaml:6:9: dryRun: must be true or false, got \"yes\"");
+                "agent.yaml:5:12: git.timeout: must be a duration such as 30s, 5m or 1h, got \"0s\"",
+                "agent.yaml:6:14: http.port: must be a port from 0 to 65535, got \"99999\"",
+                "agent.yaml:7:9: dryRun: must be true or false, got \"yes\"");
     }
 
     @Test

@@ -90,7 +90,7 @@ class GitWebhookEndToEndIT {
                 Optional.of("main"), Optional.of(""), Optional.of(POLL_INTERVAL), Optional.of("e2e"), Optional.of(0),
                 Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)));
         AgentConfig config = new AgentConfig(base.gitUrl(), base.gitRef(), base.gitPath(), base.pollInterval(), base.gitUser(),
-                base.tokenFile(), base.tokenEnv(), base.sshKeyFile(), base.knownHostsFile(), base.gitCaFile(), base.cluster(),
+                base.tokenFile(), base.tokenEnv(), base.sshKeyFile(), base.knownHostsFile(), base.gitCaFile(), base.gitTimeout(), base.cluster(),
                 base.httpPort(), Optional.of(secretFile), Optional.empty(), base.cacheDir(), base.dryRun(), base.leaderElection(),
                 base.validation());
         // The harness closes it.

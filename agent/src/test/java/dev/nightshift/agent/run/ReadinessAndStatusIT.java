@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.config.AgentConfigLoader;
 import dev.nightshift.agent.git.SilentGitServer;
 
 /**
@@ -141,6 +142,32 @@ class ReadinessAndStatusIT {
         assertThat(failed.path("lastError").asText()).startsWith("cannot list " + h.daemon.url("specs.git") + "@main: ")
                 .contains("Connection refused");
         assertThat(failed.path("revision").asText()).as("the last good commit stays in force").isEqualTo(good);
+    }
+
+    @Test
+    void theConfiguredGitTimeoutEndsAPollOfAHungRepository() throws Exception {
+        h = new AgentHarness(tmp, "e2e", "web", 2);
+        try (SilentGitServer git = new SilentGitServer()) {
+            Path file = Files.writeString(tmp.resolve("agent.yaml"), """
+                    git:
+                      url: %s
+                      pollInterval: 1h
+                      timeout: 2s
+                    cluster: e2e
+                    http: {port: 0}
+                    cacheDir: %s
+                    """.formatted(git.httpUrl("specs.git"), tmp.resolve("cache")));
+            AgentConfigLoader.Result loaded = new AgentConfigLoader().load(file);
+            assertThat(loaded.errors()).isEmpty();
+            h.agent = new Agent(loaded.config().orElseThrow(), h.kube.client(), h.provider, Clock.systemUTC(), r -> { });
+            h.agent.start();
+
+            // The default, 60 s, would keep /status silent well past this bound.
+            await("the hung poll failed").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> status().path("lastError").asText(""), e -> !e.isEmpty());
+            assertThat(status().path("lastError").asText()).startsWith("cannot list " + git.httpUrl("specs.git") + "@main: ")
+                    .containsIgnoringCase("timed out");
+        }
     }
 
     /** An agent on the harness's cluster, polling {@code gitUrl}. */

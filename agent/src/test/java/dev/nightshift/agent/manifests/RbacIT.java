@@ -3,7 +3,6 @@ package dev.nightshift.agent.manifests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -35,6 +34,7 @@ import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.kube.embedded.RecordedRequest;
 import dev.nightshift.agent.provider.SimulatedMachineProvider;
 import dev.nightshift.agent.run.Agent;
+import dev.nightshift.agent.run.TestAgentConfig;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -186,9 +186,7 @@ class RbacIT {
     }
 
     private Agent startAgent(KubernetesClient client, SimulatedMachineProvider provider, GitDaemon daemon) throws Exception {
-        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(daemon.url("specs.git"))),
-                Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("rbac"), Optional.of(0),
-                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)))
+        AgentConfig config = TestAgentConfig.of(daemon.url("specs.git"), "rbac", Files.createTempDirectory(tmp, "cache"))
                 // As deployed: two replicas elect a leader, so the lease's verbs are part of what is proven.
                 .with(new AgentConfig.LeaderElection(true, "nightshift-leader", Duration.ofSeconds(2), "rbac-test"));
         Agent agent = new Agent(config, client, provider, Clock.systemUTC(), r -> { });

@@ -3,7 +3,6 @@ package dev.nightshift.agent.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -85,9 +84,7 @@ class AgentEndToEndIT {
         for (int i = 1; i <= 3; i++) {
             provider.seed("web", "web-" + i, Optional.empty(), Optional.empty());
         }
-        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(daemon.url("specs.git"))),
-                Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("e2e"), Optional.of(0),
-                Optional.of(tmp.resolve("cache")), Optional.of(false)));
+        AgentConfig config = TestAgentConfig.of(daemon.url("specs.git"), "e2e", tmp.resolve("cache"));
         agent = new Agent(config, kube.client(), provider, Clock.systemUTC(), r -> { });
         agent.start();
     }

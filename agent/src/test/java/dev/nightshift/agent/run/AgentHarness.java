@@ -78,15 +78,17 @@ final class AgentHarness implements AutoCloseable {
         }
     }
 
+    private static final AgentConfig.Overrides DRY_RUN = new AgentConfig.Overrides(Optional.empty(), Optional.empty(),
+            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.of(true));
+
     /** Starts an agent; a second call after {@link #stopAgent()} is a restarted agent with no memory. */
     void startAgent(String cluster) throws Exception {
         startAgent(cluster, false);
     }
 
     void startAgent(String cluster, boolean dryRun) throws Exception {
-        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(daemon.url("specs.git"))),
-                Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of(cluster), Optional.of(0),
-                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(dryRun)));
+        AgentConfig config = TestAgentConfig.of(daemon.url("specs.git"), cluster, Files.createTempDirectory(tmp, "cache"))
+                .with(dryRun ? DRY_RUN : AgentConfig.Overrides.NONE);
         agent = new Agent(config, agentClient, provider, Clock.systemUTC(), r -> { });
         agent.start();
     }

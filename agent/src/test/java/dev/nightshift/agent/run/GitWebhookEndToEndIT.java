@@ -86,9 +86,8 @@ class GitWebhookEndToEndIT {
         h.work.write("pools/web.yaml", POOL);
         initial = h.work.commitAndPush("initial");
         Path secretFile = Files.writeString(tmp.resolve("webhook-secret"), SECRET);
-        AgentConfig base = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(h.daemon.url("specs.git"))),
-                Optional.of("main"), Optional.of(""), Optional.of(POLL_INTERVAL), Optional.of("e2e"), Optional.of(0),
-                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)));
+        AgentConfig base = TestAgentConfig.of(URI.create(h.daemon.url("specs.git")), "e2e", POLL_INTERVAL,
+                Files.createTempDirectory(tmp, "cache"));
         AgentConfig config = new AgentConfig(base.gitUrl(), base.gitRef(), base.gitPath(), base.pollInterval(), base.gitUser(),
                 base.tokenFile(), base.tokenEnv(), base.sshKeyFile(), base.knownHostsFile(), base.gitCaFile(), base.gitTimeout(), base.cluster(),
                 base.httpPort(), Optional.of(secretFile), Optional.empty(), base.cacheDir(), base.dryRun(), base.leaderElection(),

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
-import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,9 +75,7 @@ class LeaderElectionIT {
     }
 
     private Agent replica(String identity, KubernetesClient client) throws Exception {
-        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(harness.daemon.url("specs.git"))),
-                Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("e2e"), Optional.of(0),
-                Optional.of(tmp.resolve("cache-" + identity)), Optional.of(false)))
+        AgentConfig config = TestAgentConfig.of(harness.daemon.url("specs.git"), "e2e", tmp.resolve("cache-" + identity))
                 .with(new AgentConfig.LeaderElection(true, "nightshift-leader", Duration.ofSeconds(2), identity));
         Agent agent = new Agent(config, client, harness.provider, Clock.systemUTC(), r -> { });
         agent.start();

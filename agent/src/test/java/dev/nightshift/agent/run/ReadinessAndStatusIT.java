@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -172,9 +171,7 @@ class ReadinessAndStatusIT {
 
     /** An agent on the harness's cluster, polling {@code gitUrl}. */
     private void startAgent(URI gitUrl) throws Exception {
-        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(gitUrl), Optional.of("main"),
-                Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("e2e"), Optional.of(0),
-                Optional.of(Files.createTempDirectory(tmp, "cache")), Optional.of(false)));
+        AgentConfig config = TestAgentConfig.of(gitUrl.toString(), "e2e", Files.createTempDirectory(tmp, "cache"));
         // The harness closes it.
         h.agent = new Agent(config, h.kube.client(), h.provider, Clock.systemUTC(), r -> { });
         h.agent.start();

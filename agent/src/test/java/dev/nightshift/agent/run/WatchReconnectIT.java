@@ -4,7 +4,6 @@ import static dev.nightshift.agent.run.AgentHarness.annotation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -72,9 +71,7 @@ class WatchReconnectIT {
         proxy = new SeveringProxy(h.kube.port());
         throughProxy = new KubernetesClientBuilder().withConfig(new ConfigBuilder(h.kube.config())
                 .withMasterUrl("http://127.0.0.1:" + proxy.port()).build()).build();
-        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(URI.create(h.daemon.url("specs.git"))),
-                Optional.of("main"), Optional.of(""), Optional.of(Duration.ofMillis(500)), Optional.of("e2e"), Optional.of(0),
-                Optional.of(tmp.resolve("cache")), Optional.of(false)));
+        AgentConfig config = TestAgentConfig.of(h.daemon.url("specs.git"), "e2e", tmp.resolve("cache"));
         h.agent = new Agent(config, throughProxy, h.provider, Clock.systemUTC(), r -> { });
         h.agent.start();
         h.awaitAdopted("web", 3);

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.nio.file.Path;
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,14 +56,8 @@ class EmergencyRolloutIT {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private AgentHarness h;
-
-    @AfterEach
-    void stop() {
-        if (h != null) {
-            h.close();
-        }
-    }
 
     private JsonNode status() throws Exception {
         return JSON.readTree(h.agent.status());

@@ -9,7 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,14 +64,8 @@ class InjectedFailuresIT {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private AgentHarness h;
-
-    @AfterEach
-    void stop() {
-        if (h != null) {
-            h.close();
-        }
-    }
 
     /** Two adopted nodes, then an image bump pushed; returns when it was pushed. */
     private Instant bumpWith(SimulatedMachineProvider.Behaviour cloud, String strategy, int maxSurge, int maxUnavailable)

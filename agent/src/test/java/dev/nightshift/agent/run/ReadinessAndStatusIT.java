@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,14 +59,8 @@ class ReadinessAndStatusIT {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private AgentHarness h;
-
-    @AfterEach
-    void stop() {
-        if (h != null) {
-            h.close();
-        }
-    }
 
     private HttpResponse<String> get(String path) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + h.agent.httpPort() + path)).timeout(PROBE_TIMEOUT)

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,14 +71,8 @@ class RestartIT {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private AgentHarness h;
-
-    @AfterEach
-    void stop() {
-        if (h != null) {
-            h.close();
-        }
-    }
 
     private List<RecordedRequest> nodeWrites() {
         return h.kube.requests().stream().filter(r -> r.isWrite() && r.resourcePath().startsWith("/api/v1/nodes")).toList();

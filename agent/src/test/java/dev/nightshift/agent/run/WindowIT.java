@@ -22,7 +22,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,14 +110,8 @@ class WindowIT {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private AgentHarness h;
-
-    @AfterEach
-    void stop() {
-        if (h != null) {
-            h.close();
-        }
-    }
 
     @Test
     void aWindowClosingMidRolloutPausesAtASafePointAndTheNextWindowFinishesTheRollout() throws Exception {

@@ -1,11 +1,16 @@
 package dev.nightshift.strategies;
 
+import java.time.Instant;
+import java.util.Optional;
+
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.Step;
 
 /**
  * Nodes at the desired roll hash whose kubelet hash differs: restart the kubelet, no cordon, no
- * drain; at most max(1, maxUnavailable) restarts pending at a time.
+ * drain; at most max(1, maxUnavailable) restarts pending at a time. A request the node leaves
+ * unanswered for the pool's healthTimeout (lost, or the agent stopped before it reached the
+ * machine) is made again rather than waited on forever.
  */
 final class KubeletRestarts {
 
@@ -18,6 +23,10 @@ final class KubeletRestarts {
             if (node.kubeletRestartAt().isPresent()) {
                 if (view.kubeletOutdated(node)) {
                     pending++;
+                    Instant asked = node.kubeletRestartAt().get();
+                    if (!unansweredUntil(view, asked).isAfter(view.now())) {
+                        sink.add(new Step.RestartKubelet(node.name(), view.desired().kubeletHash(), Optional.of(asked)));
+                    }
                 } else {
                     sink.add(new Step.Uncordon(node.name()));
                 }
@@ -33,6 +42,11 @@ final class KubeletRestarts {
                 room--;
             }
         }
+    }
+
+    /** When a restart asked for at {@code asked} and still not done is asked for again. */
+    static Instant unansweredUntil(PoolView view, Instant asked) {
+        return asked.plus(view.spec().machineControllerManager().healthTimeout());
     }
 
     static boolean anyOutdated(PoolView view) {

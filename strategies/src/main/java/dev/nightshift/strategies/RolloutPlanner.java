@@ -276,7 +276,7 @@ public final class RolloutPlanner {
                 adopted, sink.awaitingSelection, sink.blockedDrains, next);
     }
 
-    /** When something changes by itself: minReadySeconds passing, drain and in-place deadlines. */
+    /** When something changes by itself: minReadySeconds passing, drain, in-place and kubelet-restart deadlines. */
     private static List<Instant> timers(PoolView view) {
         List<Instant> times = new ArrayList<>();
         for (ObservedNode n : view.nodes()) {
@@ -286,6 +286,7 @@ public final class RolloutPlanner {
             }
             n.inPlaceStartedAt().map(t -> t.plus(view.spec().machineControllerManager().inPlaceUpdateTimeout()))
                     .ifPresent(times::add);
+            n.kubeletRestartAt().map(t -> KubeletRestarts.unansweredUntil(view, t)).ifPresent(times::add);
         }
         return times;
     }

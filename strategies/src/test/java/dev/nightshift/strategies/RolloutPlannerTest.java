@@ -10,8 +10,10 @@ import static dev.nightshift.strategies.Fixtures.validated;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -351,6 +353,27 @@ class RolloutPlannerTest {
         assertThat(plan.steps()).extracting(Step::getClass).doesNotContain(Step.Cordon.class, Step.Drain.class);
         assertThat(plan.pools().get("web").phase()).isEqualTo(PoolPhase.RESTARTING_KUBELETS);
         assertThat(plan.pools().get("web").pendingAction()).isEqualTo(PendingAction.KUBELET_RESTART);
+    }
+
+    @Test
+    void aKubeletRestartUnansweredForTheHealthTimeoutIsAskedForAgainAndOnlyThen() {
+        DesiredCluster kubelet = cluster(pool("web", "maxSurge: 0\nmaxUnavailable: 1\nmachineControllerManager: {healthTimeout: 10m}"));
+        Instant askedRecently = T0.minus(Duration.ofMinutes(9));
+        Instant askedLongAgo = T0.minus(Duration.ofMinutes(10));
+        List<ObservedNode> waiting = List.of(
+                current(kubelet, "web", "web-1").toBuilder().kubeletHash(Fixtures.OLD).kubeletRestartAt(askedRecently).build(),
+                current(kubelet, "web", "web-2").toBuilder().kubeletHash(Fixtures.OLD).build());
+        List<ObservedNode> unanswered = List.of(
+                current(kubelet, "web", "web-1").toBuilder().kubeletHash(Fixtures.OLD).kubeletRestartAt(askedLongAgo).build(),
+                current(kubelet, "web", "web-2").toBuilder().kubeletHash(Fixtures.OLD).build());
+
+        Plan stillWaiting = plan(kubelet, waiting, Map.of("web", validated()));
+        Plan askAgain = plan(kubelet, unanswered, Map.of("web", validated()));
+
+        assertThat(of(stillWaiting, Step.RestartKubelet.class)).as("the one restart allowed is pending").isEmpty();
+        assertThat(stillWaiting.wakeAt()).contains(askedRecently.plus(Duration.ofMinutes(10)));
+        assertThat(of(askAgain, Step.RestartKubelet.class)).singleElement()
+                .isEqualTo(new Step.RestartKubelet("web-1", kubelet.pools().get(0).kubeletHash(), Optional.of(askedLongAgo)));
     }
 
     @Test

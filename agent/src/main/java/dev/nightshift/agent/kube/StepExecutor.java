@@ -126,10 +126,12 @@ public final class StepExecutor {
         } else if (step instanceof Step.RestartKubelet r) {
             // Only the step that sets the mark (on the node as the API has it now) restarts the
             // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
+            // A request made again replaces exactly the unanswered mark it was planned from.
             String now = clock.instant().toString();
             AtomicBoolean started = new AtomicBoolean();
             patcher.patch(node, n -> {
-                started.set(annotation(n, NodeMarks.KUBELET_RESTART_AT) == null);
+                started.set(Optional.ofNullable(annotation(n, NodeMarks.KUBELET_RESTART_AT)).map(Instant::parse)
+                        .equals(r.unansweredSince()));
                 return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
                         : Optional.empty();
             });

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -123,6 +124,32 @@ class ChangeKindsIT {
         assertThat(h.nodes("web")).extracting(n -> annotation(n, NodeMarks.ROLL_HASH)).containsOnly(rollHash);
         assertThat(cordons()).as("no node cordoned for a kubelet restart").isZero();
         assertThat(writesTo("/api/v1/namespaces/shop")).isEmpty();
+    }
+
+    @Test
+    void aKubeletRestartAskedForByAnAgentThatStoppedBeforeTheCloudHeardIsAskedForAgainAfterTheHealthTimeout() throws Exception {
+        startWith("AutoRollingUpdate");
+        String kubeletHash = annotation(h.nodes("web").get(0), NodeMarks.KUBELET_HASH);
+        h.stopAgent();
+        h.work.write("cluster.yaml", CLUSTER.formatted("1.31.5"));
+        h.work.commitAndPush("patch release");
+        // What an agent leaves behind when it stops between marking a restart and asking the cloud
+        // for it: the mark, older than the pool's healthTimeout (10m), and the old kubelet.
+        String lostRequest = Instant.now().minus(Duration.ofMinutes(11)).toString();
+        for (String node : names()) {
+            h.kube.client().nodes().withName(node).edit(n -> {
+                n.getMetadata().getAnnotations().put(NodeMarks.KUBELET_RESTART_AT, lostRequest);
+                return n;
+            });
+        }
+
+        h.startAgent("e2e");
+
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(h.nodes("web"))
+                .extracting(n -> annotation(n, NodeMarks.KUBELET_HASH)).doesNotContain(kubeletHash).hasSize(3));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(h.nodes("web"))
+                .allSatisfy(n -> assertThat(annotation(n, NodeMarks.KUBELET_RESTART_AT)).as("restart mark cleared").isEmpty()));
+        assertThat(cordons()).isZero();
     }
 
     @Test

@@ -1,7 +1,9 @@
 package dev.nightshift.strategies.plan;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
@@ -62,8 +64,19 @@ public sealed interface Step {
     record UpdateInPlace(String target, StampedHash rollHash, StampedHash kubeletHash) implements Step {
     }
 
-    /** Restart the kubelet with its new configuration or patch version; no cordon, no drain. */
-    record RestartKubelet(String target, StampedHash kubeletHash) implements Step {
+    /**
+     * Restart the kubelet with its new configuration or patch version; no cordon, no drain.
+     *
+     * @param unansweredSince the mark of an earlier request the node has not answered within the
+     *                        pool's healthTimeout: the request is made again, replacing exactly that
+     *                        mark, so a repeat of this step from a stale view restarts nothing
+     */
+    record RestartKubelet(String target, StampedHash kubeletHash, Optional<Instant> unansweredSince) implements Step {
+
+        /** A first request. */
+        public RestartKubelet(String target, StampedHash kubeletHash) {
+            this(target, kubeletHash, Optional.empty());
+        }
     }
 
     /** Set the pool's labels and taints on a node and remove the ones Nightshift set that are gone. */

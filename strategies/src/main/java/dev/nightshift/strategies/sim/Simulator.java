@@ -267,7 +267,7 @@ public final class Simulator {
                     schedule(jittered(setup.create()), EventKind.IN_PLACE_DONE, name);
                 }
             } else if (step instanceof Step.RestartKubelet r) {
-                if (node != null && node.kubeletRestartAt().isEmpty()) {
+                if (node != null && node.kubeletRestartAt().equals(r.unansweredSince())) {
                     update(node.toBuilder().kubeletRestartAt(now).build());
                     record(name, "RESTART_KUBELET");
                     schedule(setup.kubeletRestart(), EventKind.KUBELET_DONE, name);

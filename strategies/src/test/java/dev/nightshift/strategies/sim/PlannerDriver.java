@@ -257,7 +257,7 @@ final class PlannerDriver {
                 schedule(create, "IN_PLACE_DONE", name, now, u.rollHash(), u.kubeletHash());
             }
         } else if (step instanceof Step.RestartKubelet r) {
-            if (node.kubeletRestartAt().isEmpty()) {
+            if (node.kubeletRestartAt().equals(r.unansweredSince())) {
                 put(node.toBuilder().kubeletRestartAt(now).build());
                 record(name, "RESTART_KUBELET");
                 schedule(Duration.ofSeconds(10), "KUBELET_DONE", name, now, null, r.kubeletHash());

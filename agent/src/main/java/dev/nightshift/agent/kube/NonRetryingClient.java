@@ -11,15 +11,15 @@ import io.fabric8.kubernetes.client.http.Interceptor;
 /**
  * A client that never retries by itself. fabric8 retries 429s and 5xx with backoff for many
  * seconds before answering; where the answer itself is the news (a blocked eviction, an API server
- * that is not ready), it must come back at once.
+ * that is not ready, a lease that cannot be renewed in time), it must come back at once.
  */
-final class NonRetryingClient {
+public final class NonRetryingClient {
 
     private NonRetryingClient() {
     }
 
     /** @param interceptors added to its client, such as the one counting API errors */
-    static KubernetesClient build(Config config, List<Interceptor> interceptors) {
+    public static KubernetesClient build(Config config, List<Interceptor> interceptors) {
         return new KubernetesClientBuilder()
                 .withConfig(new ConfigBuilder(config).withRequestRetryBackoffLimit(0).build())
                 .withHttpClientBuilderConsumer(b -> {

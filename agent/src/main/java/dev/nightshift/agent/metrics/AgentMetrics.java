@@ -61,6 +61,8 @@ public final class AgentMetrics implements AutoCloseable {
     private final AtomicLong specErrors = new AtomicLong();
 
     private final AtomicLong leading = new AtomicLong();
+    /** Guards the pool series against a change of leadership between a report's check and its registration. */
+    private final Object poolSeries = new Object();
     private final AtomicReference<Optional<WindowState>> window = new AtomicReference<>(Optional.empty());
 
     private final MultiGauge poolNodes;
@@ -171,11 +173,13 @@ public final class AgentMetrics implements AutoCloseable {
 
     /** A replica standing by exports no pool series: summed over replicas, only the leader's count. */
     public void leading(boolean acting) {
-        leading.set(acting ? 1 : 0);
-        if (!acting) {
-            for (MultiGauge g : List.of(poolNodes, pendingAction, phase, rolloutInProgress, progressRatio, deadlineExceeded, overdue,
-                    blockedDrains)) {
-                g.register(List.of(), true);
+        synchronized (poolSeries) {
+            leading.set(acting ? 1 : 0);
+            if (!acting) {
+                for (MultiGauge g : List.of(poolNodes, pendingAction, phase, rolloutInProgress, progressRatio, deadlineExceeded, overdue,
+                        blockedDrains)) {
+                    g.register(List.of(), true);
+                }
             }
         }
     }
@@ -236,8 +240,12 @@ public final class AgentMetrics implements AutoCloseable {
             Timer.builder("nightshift.drain.duration").description("Time from a drain's start until the node was handed on")
                     .tag("pool", d.pool()).serviceLevelObjectives(DRAIN_BUCKETS).register(registry).record(d.took());
         }
-        if (report.plan() != null) {
-            pools(report);
+        synchronized (poolSeries) {
+            // The report of a reconcile that was running when the lease was lost must not bring
+            // the pool series back on a replica standing by.
+            if (report.plan() != null && leading.get() == 1) {
+                pools(report);
+            }
         }
     }
 

@@ -39,6 +39,7 @@ import dev.nightshift.agent.http.WebhookVerifier;
 import dev.nightshift.agent.kube.ApiServerProbe;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.Evictor;
+import dev.nightshift.agent.kube.NonRetryingClient;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.metrics.AgentMetrics;
 import dev.nightshift.agent.metrics.ApiErrorInterceptor;
@@ -96,6 +97,8 @@ public final class Agent implements AutoCloseable {
     /** Runs elections again after a lost lease, and what a new leader does first; only with leader election. */
     private ScheduledExecutorService elections;
     private volatile boolean closing;
+    /** Joining an election and closing exclude each other, so no election starts after close has cancelled the last. */
+    private final Object electionLock = new Object();
     private KubernetesClient electionClient;
     /** The maintenance the window wake-ups were scheduled for; rescheduled only when it changes. */
     private Optional<Maintenance> calendarFor;
@@ -126,6 +129,8 @@ public final class Agent implements AutoCloseable {
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(), clock, this::onReport);
+        // Alone, it acts from its first reconcile on, and its reports feed the pool series.
+        metrics.leading(!config.leaderElection().enabled());
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
             @Override
             public void onSpec(SpecRevision revision) {
@@ -171,11 +176,9 @@ public final class Agent implements AutoCloseable {
             // Its own client, without the client's retries and with timeouts within the renew
             // deadline: a leader that cannot renew must find out in time and step down.
             int timeout = (int) config.leaderElection().renewDeadline().toMillis() / 2;
-            electionClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
-                    .withRequestRetryBackoffLimit(0).withConnectionTimeout(timeout).withRequestTimeout(timeout).build()).build();
+            electionClient = NonRetryingClient.build(new ConfigBuilder(client.getConfiguration())
+                    .withConnectionTimeout(timeout).withRequestTimeout(timeout).build(), List.of(apiErrors));
             elect(config.leaderElection());
-        } else {
-            metrics.leading(true);
         }
         LOG.info("agent started for cluster {} from {}; HTTP on port {}", cluster, source, http.port());
     }
@@ -221,8 +224,10 @@ public final class Agent implements AutoCloseable {
             if (!closing) {
                 try {
                     elections.schedule(() -> {
-                        if (!closing) {
-                            elect(settings);
+                        synchronized (electionLock) {
+                            if (!closing) {
+                                elect(settings);
+                            }
                         }
                     }, settings.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException stopping) {
@@ -373,16 +378,21 @@ public final class Agent implements AutoCloseable {
 
     @Override
     public void close() {
-        closing = true;
+        synchronized (electionLock) {
+            closing = true;
+        }
         if (reconciler != null) {
             // Stop acting and let the reconcile in progress finish its step before the lease goes:
             // the replica that takes over must not act beside this one.
             reconciler.standBy();
             reconciler.close();
         }
-        if (election != null) {
+        synchronized (electionLock) {
             // Cancelling releases the lease, so that a standby takes over at once rather than after it expires.
-            election.cancel(true);
+            // Under the lock: an election joined just before closing began is the one cancelled here.
+            if (election != null) {
+                election.cancel(true);
+            }
         }
         if (elections != null) {
             elections.shutdownNow();

@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.nightshift.agent.git.PollResult;
@@ -34,6 +35,12 @@ class AgentMetricsTest {
 
     private static final Instant T0 = Instant.parse("2026-11-21T01:30:00Z");
     private final AgentMetrics metrics = new AgentMetrics("1.2.3");
+
+    /** As the agent alone, or the leader: the replica whose reports feed the pool series. */
+    @BeforeEach
+    void lead() {
+        metrics.leading(true);
+    }
 
     @AfterEach
     void close() {
@@ -127,6 +134,19 @@ class AgentMetricsTest {
 
         assertThat(text).contains("nightshift_git_revision_info{revision=\"def456\"} 1").doesNotContain("abc123")
                 .doesNotContain("pool=\"gpu\"");
+    }
+
+    @Test
+    void aReportOfAReconcileThatOutlivedTheLeaseBringsNoPoolSeriesBack() {
+        ReconcileReport updating = report(List.of(pool("web", PoolPhase.UPDATING, PendingAction.ROLL, 1, 2, 1, true)), Map.of(),
+                List.of(), List.of(), List.of());
+        metrics.reconciled(updating);
+        assertThat(scrape()).contains("nightshift_pool_nodes{pool=\"web\",state=\"outdated\"} 2");
+
+        metrics.leading(false);
+        metrics.reconciled(updating);
+
+        assertThat(scrape()).contains("nightshift_leader 0").doesNotContain("pool=\"web\"");
     }
 
     @Test

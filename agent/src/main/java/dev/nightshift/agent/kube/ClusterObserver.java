@@ -227,7 +227,8 @@ public final class ClusterObserver implements AutoCloseable {
         return Optional.of(new StampedHash(v, value));
     }
 
-    private static Optional<Instant> instant(String text) {
+    /** A time the agent wrote on an object; empty when absent or not one (someone else's edit). */
+    static Optional<Instant> instant(String text) {
         try {
             return Optional.ofNullable(text).filter(t -> !t.isBlank()).map(Instant::parse);
         } catch (RuntimeException e) {

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -130,8 +131,7 @@ public final class StepExecutor {
             String now = clock.instant().toString();
             AtomicBoolean started = new AtomicBoolean();
             patcher.patch(node, n -> {
-                started.set(Optional.ofNullable(annotation(n, NodeMarks.KUBELET_RESTART_AT)).map(Instant::parse)
-                        .equals(r.unansweredSince()));
+                started.set(ClusterObserver.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
                 return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
                         : Optional.empty();
             });
@@ -272,7 +272,7 @@ public final class StepExecutor {
             String name = pod.getMetadata().getName();
             Map<String, Object> refused = refusedBefore.get(name);
             if (refused != null && !EvictionBackoff.due(((Number) refused.getOrDefault("attempts", 0)).intValue(),
-                    instant(refused.get(REFUSED_AT)), now)) {
+                    ClusterObserver.instant(Objects.toString(refused.get(REFUSED_AT), null)), now)) {
                 backedOff++;
                 continue;
             }
@@ -288,6 +288,11 @@ public final class StepExecutor {
                 failed++;
                 LOG.info("eviction of {} on {} will be retried: {} {}", name, node, r.status(), r.message());
             }
+        }
+        if (backedOff > 0 && evictedPods.isEmpty() && blockedBy.isEmpty() && failed == 0) {
+            // Nothing was asked this pass: every pod left waits for its next try, and
+            // there is nothing to record.
+            return Optional.empty();
         }
         AtomicReference<Map<String, Integer>> counts = new AtomicReference<>(Map.of());
         patcher.patch(node, n -> {
@@ -310,13 +315,9 @@ public final class StepExecutor {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-            return java.util.Objects.equals(before, after) ? Optional.empty()
+            return Objects.equals(before, after) ? Optional.empty()
                     : Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, after))));
         });
-        if (backedOff > 0 && evictedPods.isEmpty() && blockedBy.isEmpty() && failed == 0) {
-            // Nothing was asked this pass: every pod left waits for its next try.
-            return Optional.empty();
-        }
         List<String> blocked = new ArrayList<>();
         blockedBy.forEach((pod, budget) -> {
             int count = counts.get().getOrDefault(pod, 1);
@@ -328,14 +329,6 @@ public final class StepExecutor {
         });
         return Optional.of(new Outcome(step, "draining " + node + ": " + evictedPods.size() + " pod(s) evicted"
                 + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evictedPods.size(), blocked.size(), failed)));
-    }
-
-    private static Optional<Instant> instant(Object text) {
-        try {
-            return Optional.ofNullable(text).map(String::valueOf).map(Instant::parse);
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
     }
 
     private static Map<String, Map<String, Object>> attempts(String json) {

@@ -22,7 +22,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         for (ObservedNode node : view.nodes()) {
             if (node.updatingInPlace()) {
                 continueUpdate(view, node, sink);
-            } else if (node.draining() && view.outdated(node) && Drains.progress(view, node, sink)) {
+            } else if (node.draining() && view.outdated(node) && !view.failed(node) && Drains.progress(view, node, sink)) {
                 if (view.surgePartnerOf(node).isPresent()) {
                     sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), false,
                             view.desired().rollHash(), view.desired().kubeletHash()));

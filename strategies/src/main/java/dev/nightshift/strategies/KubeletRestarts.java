@@ -37,7 +37,8 @@ final class KubeletRestarts {
             if (room <= 0) {
                 return;
             }
-            if (node.registered() && node.kubeletRestartAt().isEmpty() && view.kubeletOutdated(node) && gate.allows(node)) {
+            if (node.registered() && node.kubeletRestartAt().isEmpty() && view.kubeletOutdated(node) && !view.failed(node)
+                    && gate.allows(node)) {
                 sink.add(new Step.RestartKubelet(node.name(), view.desired().kubeletHash()));
                 room--;
             }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,6 +18,7 @@ import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.plan.PoolReport.NodeHealth;
 
 /**
  * The facts about one pool that the strategies decide from, all derived from what is observed now:
@@ -30,6 +32,9 @@ final class PoolView {
     private final Set<String> names;
     private final Map<String, ObservedNode> surgeByPartner;
     private final int count;
+    /** Nodes unhealthy now, judged by {@link Repairs#judge}, by name. */
+    private final Map<String, NodeHealth> unhealthy;
+    private final Set<String> failed;
 
     PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now) {
         this.desired = desired;
@@ -42,6 +47,40 @@ final class PoolView {
             n.surgeFor().ifPresent(partner -> surgeByPartner.putIfAbsent(partner, n));
         }
         this.count = (int) nodes.stream().filter(n -> !hasLivePartner(n)).count();
+        this.unhealthy = new LinkedHashMap<>();
+        for (ObservedNode n : nodes) {
+            Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
+        }
+        this.failed = unhealthy.values().stream()
+                .filter(h -> Repairs.failsAt(this, h).filter(t -> !t.isAfter(now)).isPresent())
+                .map(NodeHealth::node).collect(Collectors.toSet());
+    }
+
+    boolean controlPlane() {
+        return spec().role() == PoolRole.CONTROL_PLANE;
+    }
+
+    /** Unhealthy now (Ready not True, or a watched condition True): such a node counts as unavailable. */
+    boolean unhealthy(ObservedNode n) {
+        return unhealthy.containsKey(n.name());
+    }
+
+    /** Unhealthy for healthTimeout without interruption, in a pool that does not disable it: to be repaired. */
+    boolean failed(ObservedNode n) {
+        return failed.contains(n.name());
+    }
+
+    Optional<NodeHealth> health(ObservedNode n) {
+        return Optional.ofNullable(unhealthy.get(n.name()));
+    }
+
+    /** Every unhealthy node, failed or not, by name. */
+    List<NodeHealth> unhealthyNodes() {
+        return List.copyOf(unhealthy.values());
+    }
+
+    List<NodeHealth> failedNodes() {
+        return unhealthy.values().stream().filter(h -> failed.contains(h.node())).toList();
     }
 
     DesiredPool desired() {
@@ -96,11 +135,11 @@ final class PoolView {
         if (bastion()) {
             return !n.terminating() && n.readySince().filter(since -> !since.plus(minReady()).isAfter(now)).isPresent();
         }
-        return n.available(now, minReady());
+        return n.available(now, minReady()) && !unhealthy(n);
     }
 
     /**
-     * Down for a reason that lasts: NotReady, or cordoned by someone else. Replacing such a node
+     * Down for a reason that lasts: NotReady, unhealthy, or cordoned by someone else. Replacing such a node
      * costs no unavailability budget. A Ready node still inside minReadySeconds is warming up, not
      * down: disrupting it would keep it unavailable after it would have counted again.
      */
@@ -108,7 +147,7 @@ final class PoolView {
         if (bastion()) {
             return !n.ready();
         }
-        return !n.ready() || (n.cordoned() && !inFlight(n));
+        return !n.ready() || unhealthy(n) || (n.cordoned() && !inFlight(n));
     }
 
     int availableCount() {
@@ -156,8 +195,9 @@ final class PoolView {
                 .map(h -> match(HashScheme.KUBELET, h, desired.kubeletHash()) == StampMatch.OUTDATED).orElse(false);
     }
 
+    /** The outdated nodes the update strategy handles: failed ones are repaired instead. */
     List<ObservedNode> outdatedNodes() {
-        return nodes.stream().filter(this::outdated).toList();
+        return nodes.stream().filter(n -> outdated(n) && !failed(n)).toList();
     }
 
     /** Some node runs the desired spec and is available: the canary has passed. */

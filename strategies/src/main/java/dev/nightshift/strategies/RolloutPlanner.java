@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.Taint;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -28,7 +29,7 @@ import dev.nightshift.strategies.plan.Step;
  *
  * <p>Pools go one at a time, bastions first, then control planes, apiservers and nodes, by name
  * within a role. Adoption, re-stamping and label/taint propagation happen in every pool at once:
- * they disrupt nothing.
+ * they disrupt nothing. Failed nodes are repaired in every pool, before its outdated nodes.
  */
 public final class RolloutPlanner {
 
@@ -47,7 +48,7 @@ public final class RolloutPlanner {
             PlanSink sink = new PlanSink();
             List<String> adopted = stampAndPropagate(view, sink);
 
-            boolean rollWork = !view.outdatedNodes().isEmpty();
+            boolean rollWork = view.nodes().stream().anyMatch(view::outdated);
             boolean kubeletWork = !rollWork && KubeletRestarts.anyOutdated(view);
             boolean reportOnly = rollWork && !view.spec().drainAndTerminate();
             boolean myTurn = !turnTaken;
@@ -58,6 +59,12 @@ public final class RolloutPlanner {
             intervalEnd.ifPresent(wakeTimes::add);
             StartGate selected = node -> myTurn && !status.paused() && windowAllows(observed.maintenance(), view, node);
             StartGate gate = node -> selected.allows(node) && validated && intervalEnd.isEmpty();
+
+            // Repairs are not updates: no window, turn or validation streak; a pause or an exclusion stops them.
+            boolean repairsAllowed = !status.paused() && !observed.maintenance().exclusionActive()
+                    && observed.controlPlaneReady() && !Repairs.tooManyUnhealthy(view);
+            Repairs.plan(view, node -> repairsAllowed && (!view.controlPlane() || otherControlPlaneNodesReady(
+                    desired, observed, node)), sink);
 
             // Work in flight is always carried on, so that no node is left cordoned or half-drained.
             boolean nodesInFlight = view.nodes().stream().anyMatch(PoolView::inFlight);
@@ -121,7 +128,16 @@ public final class RolloutPlanner {
         if (!observed.controlPlaneReady()) {
             return false;
         }
-        return view.bastion() || view.nodes().stream().filter(ObservedNode::registered).allMatch(ObservedNode::ready);
+        // A failed node is being repaired: it does not hold the pool's validation back.
+        return view.bastion() || view.nodes().stream().filter(n -> n.registered() && !view.failed(n)).allMatch(ObservedNode::ready);
+    }
+
+    /** A control-plane node is repaired only while every other control-plane node, of every such pool, is Ready. */
+    private static boolean otherControlPlaneNodesReady(DesiredCluster desired, ObservedCluster observed, ObservedNode node) {
+        return desired.pools().stream().filter(p -> p.spec().pool().role() == PoolRole.CONTROL_PLANE)
+                .flatMap(p -> observed.nodesOf(p.name()).stream())
+                .filter(n -> n.registered() && !n.terminating() && !n.name().equals(node.name()))
+                .allMatch(ObservedNode::ready);
     }
 
     private static List<String> stampAndPropagate(PoolView view, PlanSink sink) {
@@ -168,7 +184,8 @@ public final class RolloutPlanner {
     /** A node that runs the desired spec again (the target was reverted) is released from its drain. */
     private static void cleanUpCurrentNodes(PoolView view, PlanSink sink) {
         for (ObservedNode node : view.nodes()) {
-            if (view.current(node) && node.draining() && !node.updatingInPlace() && node.rollHash().isPresent()) {
+            if (view.current(node) && node.draining() && !node.updatingInPlace() && node.rollHash().isPresent()
+                    && !view.failed(node)) {
                 sink.add(new Step.Uncordon(node.name()));
             }
         }
@@ -186,7 +203,7 @@ public final class RolloutPlanner {
             if (!node.registered()) {
                 continue;
             }
-            boolean wanted = view.outdated(node) && selected.allows(node);
+            boolean wanted = view.outdated(node) && !view.failed(node) && selected.allows(node);
             if (wanted && !node.updateTainted()) {
                 sink.steps.add(0, new Step.Taint(node.name()));
             } else if (!wanted && node.updateTainted() && !(view.outdated(node) && PoolView.inFlight(node))) {
@@ -269,14 +286,20 @@ public final class RolloutPlanner {
             wakeTimes.add(deadline);
         }
         PoolStatus next = status.withProgress(outdated, lastProgress);
+        List<PoolReport.NodeHealth> failedNodes = view.failedNodes();
+        List<PoolReport.NodeHealth> unhealthyNodes = view.unhealthyNodes().stream().filter(h -> !failedNodes.contains(h)).toList();
         PendingAction pending = roll ? (view.spec().updateStrategy().inPlace() ? PendingAction.IN_PLACE : PendingAction.ROLL)
                 : kubelet ? PendingAction.KUBELET_RESTART : PendingAction.NONE;
-        return new PoolReport(view.desired().name(), phase, pending, view.count(), current, outdated, updating, sink.failed.size(),
-                view.maxSurge(), view.maxUnavailable(), progressing, progressing ? "" : PROGRESS_DEADLINE_EXCEEDED,
-                adopted, sink.awaitingSelection, sink.blockedDrains, next);
+        return new PoolReport(view.desired().name(), phase, pending, view.count(), current, outdated, updating,
+                sink.failed.size() + failedNodes.size(), view.maxSurge(), view.maxUnavailable(), progressing,
+                progressing ? "" : PROGRESS_DEADLINE_EXCEEDED, adopted, sink.awaitingSelection, sink.blockedDrains, next,
+                unhealthyNodes, failedNodes);
     }
 
-    /** When something changes by itself: minReadySeconds passing, drain, in-place and kubelet-restart deadlines. */
+    /**
+     * When something changes by itself: minReadySeconds passing, drain, in-place and kubelet-restart
+     * deadlines, an unhealthy node failing.
+     */
     private static List<Instant> timers(PoolView view) {
         List<Instant> times = new ArrayList<>();
         for (ObservedNode n : view.nodes()) {
@@ -287,6 +310,7 @@ public final class RolloutPlanner {
             n.inPlaceStartedAt().map(t -> t.plus(view.spec().machineControllerManager().inPlaceUpdateTimeout()))
                     .ifPresent(times::add);
             n.kubeletRestartAt().map(t -> KubeletRestarts.unansweredUntil(view, t)).ifPresent(times::add);
+            view.health(n).flatMap(h -> Repairs.failsAt(view, h)).ifPresent(times::add);
         }
         return times;
     }

@@ -81,6 +81,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--crash", defaultValue = "0", paramLabel = "P", description = "Probability that the agent crashes part-way through a plan.")
     private double crash;
 
+    @Option(names = "--unhealthy", defaultValue = "0", paramLabel = "P",
+            description = "Probability that a node falls ill (DiskPressure) at a random time; repaired after healthTimeout.")
+    private double unhealthy;
+
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE}).")
     private OutputFormat output;
 
@@ -104,7 +108,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         DesiredCluster desired = DesiredCluster.of(specs, matches.get(0).cluster(), 1);
         SimulationSetup setup = new SimulationSetup(desired, pool, nodes, seconds(createSeconds), seconds(drainSeconds),
-                Duration.ofSeconds(10), seed, new Faults(jitter, failCreate, neverReady, pdbBlocked, failInPlace, crash),
+                Duration.ofSeconds(10), seed, new Faults(jitter, failCreate, neverReady, pdbBlocked, failInPlace, crash, unhealthy),
                 Duration.ofDays(30));
         SimulationResult result = new Simulator(new RolloutPlanner()).run(setup);
         PrintWriter out = spec.commandLine().getOut();

@@ -94,6 +94,15 @@ public final class StatusJson {
         }
     }
 
+    private static void health(ArrayNode into, List<PoolReport.NodeHealth> nodes) {
+        for (PoolReport.NodeHealth h : nodes) {
+            ObjectNode n = into.addObject();
+            n.put("node", h.node());
+            n.put("condition", h.condition());
+            n.put("since", h.since().toString());
+        }
+    }
+
     private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
@@ -115,6 +124,8 @@ public final class StatusJson {
         p.awaitingSelection().forEach(awaiting::add);
         ArrayNode adopted = o.putArray("adopted");
         p.adopted().forEach(adopted::add);
+        health(o.putArray("unhealthyNodes"), p.unhealthyNodes());
+        health(o.putArray("failedNodes"), p.failedNodes());
         ArrayNode blocked = o.putArray("blockedDrains");
         for (PoolReport.BlockedDrain b : p.blockedDrains()) {
             ObjectNode d = blocked.addObject();

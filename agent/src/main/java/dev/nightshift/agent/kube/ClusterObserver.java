@@ -1,11 +1,14 @@
 package dev.nightshift.agent.kube;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -20,12 +23,12 @@ import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.TaintEffect;
 import dev.nightshift.strategies.model.BlockedEviction;
 import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.NodeCondition;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -42,8 +45,15 @@ public final class ClusterObserver implements AutoCloseable {
     private static final String BY_NODE = "byNode";
     static final String CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * On an unreachable node (Ready Unknown) a pod whose deletion started longer ago than this is
+     * gone: no kubelet is left to confirm it. Cluster API's drain skips such pods the same way
+     * ({@code SkipWaitForDeleteTimeoutSeconds}), so a dead node is not held for drainTimeout.
+     */
+    static final Duration UNREACHABLE_POD_GRACE = Duration.ofSeconds(5);
 
     private final MachineProvider provider;
+    private final Clock clock;
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<ConfigMap> records;
@@ -52,7 +62,16 @@ public final class ClusterObserver implements AutoCloseable {
 
     /** @param onChange called on every change any informer sees: schedules a reconcile */
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange) {
+        this(client, namespace, provider, onChange, Clock.systemUTC());
+    }
+
+    /**
+     * @param onChange called on every change any informer sees: schedules a reconcile
+     * @param clock    to tell how long ago a pod's deletion started
+     */
+    public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange, Clock clock) {
         this.provider = provider;
+        this.clock = clock;
         ResourceEventHandler<Object> trigger = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Object obj) {
@@ -153,6 +172,35 @@ public final class ClusterObserver implements AutoCloseable {
         return pods.getIndexer().byIndex(BY_NODE, node).stream().filter(ClusterObserver::evictable).toList();
     }
 
+    /**
+     * The evictable pods a drain still waits for. On an unreachable node, pods whose deletion
+     * started more than {@link #UNREACHABLE_POD_GRACE} ago are not waited for.
+     */
+    List<Pod> podsLeft(Node node) {
+        List<Pod> evictable = evictablePods(node.getMetadata().getName());
+        if (!unreachable(node)) {
+            return evictable;
+        }
+        Instant cutoff = clock.instant().minus(UNREACHABLE_POD_GRACE);
+        return evictable.stream().filter(p -> instant(p.getMetadata().getDeletionTimestamp())
+                .filter(deleting -> deleting.isBefore(cutoff)).isEmpty()).toList();
+    }
+
+    /** Its kubelet stopped reporting: the node controller set Ready to Unknown. */
+    static boolean unreachable(Node node) {
+        return conditions(node).stream().anyMatch(c -> NodeCondition.READY.equals(c.type()) && "Unknown".equals(c.status()));
+    }
+
+    static List<NodeCondition> conditions(Node node) {
+        if (node.getStatus() == null || node.getStatus().getConditions() == null) {
+            return List.of();
+        }
+        return node.getStatus().getConditions().stream().filter(c -> c.getType() != null)
+                .map(c -> new NodeCondition(c.getType(), Objects.toString(c.getStatus(), "Unknown"),
+                        instant(c.getLastTransitionTime())))
+                .toList();
+    }
+
     public Optional<Node> node(String name) {
         return Optional.ofNullable(nodes.getStore().getByKey(name));
     }
@@ -176,7 +224,7 @@ public final class ClusterObserver implements AutoCloseable {
         Map<String, String> a = Optional.ofNullable(node.getMetadata().getAnnotations()).orElse(Map.of());
         String name = node.getMetadata().getName();
         Optional<Instant> drainStartedAt = instant(a.get(NodeMarks.DRAIN_STARTED_AT));
-        boolean drained = drainStartedAt.isPresent() && evictablePods(name).isEmpty();
+        boolean drained = drainStartedAt.isPresent() && podsLeft(node).isEmpty();
         Map<String, String> managed = new HashMap<>();
         for (String key : list(a.get(NodeMarks.MANAGED_LABELS))) {
             if (labels.containsKey(key)) {
@@ -197,21 +245,21 @@ public final class ClusterObserver implements AutoCloseable {
                 instant(a.get(NodeMarks.KUBELET_RESTART_AT)),
                 node.getMetadata().getDeletionTimestamp() != null,
                 Optional.ofNullable(node.getMetadata().getCreationTimestamp()).flatMap(ClusterObserver::instant),
-                managed, taints(a.get(NodeMarks.MANAGED_TAINTS)));
+                managed, taints(a.get(NodeMarks.MANAGED_TAINTS)), conditions(node));
     }
 
     private static ObservedNode unregistered(Machine m) {
         return new ObservedNode(m.name(), m.pool(), Optional.ofNullable(m.rollHash()), Optional.ofNullable(m.kubeletHash()),
                 false, m.running() ? Optional.of(m.createdAt()) : Optional.empty(), false, false, Optional.empty(), false,
                 List.of(), false, false, false, m.surgeFor(), Optional.empty(), false, Optional.empty(), false,
-                Optional.of(m.createdAt()), Map.of(), List.of());
+                Optional.of(m.createdAt()), Map.of(), List.of(), List.of());
     }
 
     private static Optional<Instant> readySince(Node node) {
         if (node.getStatus() == null || node.getStatus().getConditions() == null) {
             return Optional.empty();
         }
-        for (NodeCondition c : node.getStatus().getConditions()) {
+        for (io.fabric8.kubernetes.api.model.NodeCondition c : node.getStatus().getConditions()) {
             if ("Ready".equals(c.getType()) && "True".equals(c.getStatus())) {
                 return instant(c.getLastTransitionTime()).or(() -> Optional.of(Instant.EPOCH));
             }

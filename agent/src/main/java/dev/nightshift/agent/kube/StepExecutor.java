@@ -98,6 +98,8 @@ public final class StepExecutor {
             return outcome(step, "released " + node);
         } else if (step instanceof Step.Drain) {
             return drain(step, node);
+        } else if (step instanceof Step.Repair r) {
+            return repair(r);
         } else if (step instanceof Step.ForceDeletePod f) {
             Optional<Pod> pod = observer.evictablePods(node).stream().filter(p -> p.getMetadata().getName().equals(f.pod())).findFirst();
             pod.ifPresent(p -> client.pods().inNamespace(p.getMetadata().getNamespace()).withName(f.pod()).delete());
@@ -149,6 +151,27 @@ public final class StepExecutor {
         } else {
             return Optional.empty();
         }
+    }
+
+    /**
+     * Starts a repair: the Event naming the condition (once, by the step that sets the drain mark),
+     * the cordon and the first drain pass.
+     */
+    private Optional<Outcome> repair(Step.Repair r) {
+        String node = r.target();
+        Optional<Node> cached = observer.node(node);
+        if (cached.isEmpty()) {
+            return Optional.empty();
+        }
+        if (annotation(cached.get(), NodeMarks.DRAIN_STARTED_AT) == null) {
+            event(node, "NodeFailed", "Node " + node + " of pool " + r.pool() + " has been unhealthy (" + r.condition()
+                    + ") since " + r.since() + ", longer than its healthTimeout: draining it and replacing its machine");
+        }
+        patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
+                : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
+        Optional<Outcome> drained = drain(r, node);
+        String summary = "repairing " + node + " (" + r.condition() + " since " + r.since() + "): cordoned, draining";
+        return Optional.of(new Outcome(r, summary, drained.map(Outcome::evictions).orElse(Evictions.NONE)));
     }
 
     private static Optional<Outcome> outcome(Step step, String summary) {

@@ -101,7 +101,10 @@ public final class Reconciler implements AutoCloseable {
     private List<String> guarded = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
 
-    /** @param apiServerReady asked once per reconcile that validates a pool: the API server reports itself ready */
+    /**
+     * @param apiServerReady asked once per reconcile that validates a pool or starts a repair: the API
+     *                       server reports itself ready
+     */
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports) {
         // On close, pending timers are dropped; only a reconcile already running finishes.
@@ -245,6 +248,16 @@ public final class Reconciler implements AutoCloseable {
                         statuses.put(v.target(), s.withValidationStreak(s.validationStreak() + 1));
                     }
                     continue;
+                }
+                if (step instanceof Step.Repair r) {
+                    // Asked only when a repair is wanted: an idle reconcile never asks.
+                    if (apiServerAnswered.isEmpty()) {
+                        apiServerAnswered = Optional.of(apiServerReady.getAsBoolean());
+                    }
+                    if (!apiServerAnswered.get()) {
+                        LOG.warn("not repairing {} ({}): the API server's /readyz fails", r.target(), r.condition());
+                        continue;
+                    }
                 }
                 if (step instanceof Step.DeleteMachine d) {
                     statuses.computeIfPresent(d.pool(), (k, s) -> s.withLastTermination(now).withValidationStreak(0));

@@ -129,6 +129,13 @@ class SimulateCommandTest {
     }
 
     @Test
+    void unhealthyMakesNodesFallIllAndTheTimelineShowsIt() {
+        run("simulate", "--spec", MULTI, "--pool", "batch", "--nodes", "6", "--unhealthy", "1", "--create-seconds", "900");
+
+        assertThat(out.toString()).contains("UNHEALTHY");
+    }
+
+    @Test
     void theSameSeedGivesTheSameTimeline() throws IOException {
         run("simulate", "--spec", MULTI, "--pool", "batch", "--nodes", "6", "--jitter", "0.5", "--crash", "0.3", "--seed", "7",
                 "--output", "json");

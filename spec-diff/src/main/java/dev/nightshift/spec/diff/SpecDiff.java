@@ -202,6 +202,7 @@ public final class SpecDiff {
         other(reasons, mcm + "inPlaceUpdateTimeout", o, n, p -> DurationText.format(mcm(p).inPlaceUpdateTimeout()));
         other(reasons, mcm + "onEvictionBlocked", o, n, p -> mcm(p).onEvictionBlocked());
         other(reasons, mcm + "nodeConditions", o, n, p -> mcm(p).nodeConditions());
+        other(reasons, mcm + "disableHealthTimeout", o, n, ResolvedPool::disableHealthTimeout);
         return reasons;
     }
 

@@ -143,6 +143,11 @@ final class Fields {
         }).orElse(defaultValue);
     }
 
+    /** Like {@link #bool}, empty when the key is absent (or wrong: the error is recorded). */
+    Optional<Boolean> optionalBool(String key) {
+        return take(key).isPresent() ? Optional.of(bool(key, false)) : Optional.empty();
+    }
+
     /** A string parsed by {@code parser}; {@code expected} says what was wanted when it fails. */
     <T> Optional<T> parsed(String key, Function<String, Optional<T>> parser, String expected) {
         return string(key).flatMap(text -> {

@@ -473,7 +473,8 @@ final class SpecReader {
                 f.integer("maxEvictRetries", d.maxEvictRetries()),
                 duration(f, "inPlaceUpdateTimeout", d.inPlaceUpdateTimeout()),
                 f.enumValue("onEvictionBlocked", OnEvictionBlocked.class, d.onEvictionBlocked(), Enum::name),
-                f.listOfStrings("nodeConditions", d.nodeConditions()));
+                f.listOfStrings("nodeConditions", d.nodeConditions()),
+                f.optionalBool("disableHealthTimeout"));
         nonNegative(f, "maxEvictRetries", m.maxEvictRetries());
         f.finish();
         return m;

@@ -126,6 +126,15 @@ public final class ResolvedPool {
         return pool.role() != PoolRole.CONTROL_PLANE && pool.updateStrategy() != UpdateStrategy.ManualInPlaceUpdate;
     }
 
+    /**
+     * Gardener's {@code machineControllerManager.disableHealthTimeout}: with true, unhealthy nodes
+     * are reported and never marked failed or replaced. Defaults to true for the in-place
+     * strategies (their machines are kept, not replaced) and false otherwise.
+     */
+    public boolean disableHealthTimeout() {
+        return pool.machineControllerManager().disableHealthTimeout().orElse(pool.updateStrategy().inPlace());
+    }
+
     public Duration progressDeadline() {
         if (pool.progressDeadlineSeconds() > 0) {
             return Duration.ofSeconds(pool.progressDeadlineSeconds());

@@ -281,6 +281,8 @@ class SpecDiffActionsTest {
                         List.of("spec.machineControllerManager.onEvictionBlocked")),
                 Arguments.of("nodeConditions", "inPlaceUpdateTimeout: 30m}", "inPlaceUpdateTimeout: 30m, nodeConditions: [DiskPressure]}",
                         List.of("spec.machineControllerManager.nodeConditions")),
+                Arguments.of("disableHealthTimeout", "inPlaceUpdateTimeout: 30m}", "inPlaceUpdateTimeout: 30m, disableHealthTimeout: true}",
+                        List.of("spec.machineControllerManager.disableHealthTimeout")),
                 Arguments.of("cluster maintenance", "  machineImages:", "  maintenance: {windows: [{schedule: \"0 0 2 ? * SAT\", duration: 2h}]}\n  machineImages:",
                         List.of()),
                 Arguments.of("cluster rollingUpdate defaults the pool overrides", "  machineImages:", "  rollingUpdate: {maxSurge: 3, maxUnavailable: 2}\n  machineImages:",

@@ -295,6 +295,13 @@ class FieldErrorsTest {
     }
 
     @Test
+    void yesIsRefusedForDisableHealthTimeout() {
+        LoadResult result = loadPool(pool("  machineControllerManager: {disableHealthTimeout: yes}"));
+
+        assertOnlyError(result, POOL_FILE, 8, 52, "spec.machineControllerManager.disableHealthTimeout", "must be true or false");
+    }
+
+    @Test
     void offIsRefusedAsAClusterBoolean() {
         LoadResult result = loadCluster(cluster("  maintenance: {confineSpecUpdateRollout: off}"));
 

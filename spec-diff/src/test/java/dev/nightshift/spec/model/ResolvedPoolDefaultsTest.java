@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -228,7 +229,26 @@ class ResolvedPoolDefaultsTest {
 
         assertThat(mcm).isEqualTo(new MachineControllerManager(Duration.ofHours(1), Duration.ofMinutes(10),
                 Duration.ofMinutes(10), 10, Duration.ofMinutes(30), OnEvictionBlocked.Wait,
-                List.of("KernelDeadlock", "ReadonlyFilesystem", "DiskPressure")));
+                List.of("KernelDeadlock", "ReadonlyFilesystem", "DiskPressure"), Optional.empty()));
+    }
+
+    @Test
+    void disableHealthTimeoutDefaultsToFalseForPoolsThatReplaceMachines() {
+        assertThat(resolve(pool("")).disableHealthTimeout()).isFalse();
+        assertThat(resolve(pool("  updateStrategy: Replace")).disableHealthTimeout()).isFalse();
+    }
+
+    @Test
+    void disableHealthTimeoutDefaultsToTrueForInPlacePools() {
+        assertThat(resolve(pool("  updateStrategy: AutoInPlaceUpdate")).disableHealthTimeout()).isTrue();
+        assertThat(resolve(pool("  updateStrategy: ManualInPlaceUpdate")).disableHealthTimeout()).isTrue();
+    }
+
+    @Test
+    void disableHealthTimeoutAsWrittenWinsOverTheStrategyDefault() {
+        assertThat(resolve(pool("  updateStrategy: AutoInPlaceUpdate\n  machineControllerManager: {disableHealthTimeout: false}"))
+                .disableHealthTimeout()).isFalse();
+        assertThat(resolve(pool("  machineControllerManager: {disableHealthTimeout: true}")).disableHealthTimeout()).isTrue();
     }
 
     @Test

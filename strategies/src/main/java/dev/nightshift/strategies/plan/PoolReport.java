@@ -1,5 +1,6 @@
 package dev.nightshift.strategies.plan;
 
+import java.time.Instant;
 import java.util.List;
 
 import dev.nightshift.strategies.model.BlockedEviction;
@@ -11,6 +12,10 @@ import dev.nightshift.strategies.model.PoolStatus;
  *
  * @param pendingAction what the outdated nodes need, also while the update waits
  * @param progressing false with reason ProgressDeadlineExceeded when no node finished for progressDeadlineSeconds
+ * @param failed      nodes that failed: a machine past creationTimeout, an in-place update that failed or
+ *                    timed out, and the nodes in {@code failedNodes}
+ * @param unhealthyNodes nodes unhealthy now but not (or, with disableHealthTimeout, never) failed
+ * @param failedNodes nodes unhealthy for healthTimeout without interruption: repaired (drained, replaced)
  */
 public record PoolReport(
         String pool,
@@ -28,12 +33,32 @@ public record PoolReport(
         List<String> adopted,
         List<String> awaitingSelection,
         List<BlockedDrain> blockedDrains,
-        PoolStatus status) {
+        PoolStatus status,
+        List<NodeHealth> unhealthyNodes,
+        List<NodeHealth> failedNodes) {
 
     public PoolReport {
         adopted = List.copyOf(adopted);
         awaitingSelection = List.copyOf(awaitingSelection);
         blockedDrains = List.copyOf(blockedDrains);
+        unhealthyNodes = List.copyOf(unhealthyNodes);
+        failedNodes = List.copyOf(failedNodes);
+    }
+
+    /** A report without unhealthy nodes. */
+    public PoolReport(String pool, PoolPhase phase, PendingAction pendingAction, int count, int current, int outdated,
+                      int updating, int failed, int resolvedMaxSurge, int resolvedMaxUnavailable, boolean progressing,
+                      String progressReason, List<String> adopted, List<String> awaitingSelection,
+                      List<BlockedDrain> blockedDrains, PoolStatus status) {
+        this(pool, phase, pendingAction, count, current, outdated, updating, failed, resolvedMaxSurge, resolvedMaxUnavailable,
+                progressing, progressReason, adopted, awaitingSelection, blockedDrains, status, List.of(), List.of());
+    }
+
+    /**
+     * A node that is unhealthy: which condition makes it so (the one bad for longest) and since
+     * when, from that condition's lastTransitionTime.
+     */
+    public record NodeHealth(String node, String condition, Instant since) {
     }
 
     public record BlockedDrain(String node, BlockedEviction eviction) {

@@ -39,6 +39,18 @@ public sealed interface Step {
     record Drain(String target) implements Step {
     }
 
+    /**
+     * Start repairing a failed node: record an Event on it naming the condition, cordon it and
+     * start draining it. The drain then goes on as {@link Drain} steps and ends in a
+     * {@link DeleteMachine} that replaces it. The executor starts no repair while the API server's
+     * {@code /readyz} fails.
+     *
+     * @param condition the condition that made it fail ({@code Ready=Unknown}, {@code DiskPressure}…)
+     * @param since     when it became unhealthy
+     */
+    record Repair(String target, String pool, String condition, Instant since) implements Step {
+    }
+
     /** Delete a pod whose eviction a budget kept refusing (onEvictionBlocked: ForceDelete). */
     record ForceDeletePod(String target, String pod) implements Step {
     }

@@ -9,11 +9,19 @@ package dev.nightshift.strategies.sim;
  * @param pdbBlocked        a drained node has a pod whose budget refuses every eviction
  * @param inPlaceFailure    an in-place update fails
  * @param crash             the agent crashes part-way through executing a plan
+ * @param unhealthy         an initial node falls ill (DiskPressure) at a random time and stays so
+ *                          until it is updated in place or replaced
  */
 public record Faults(double createJitter, double createFailure, double neverReady, double pdbBlocked,
-                     double inPlaceFailure, double crash) {
+                     double inPlaceFailure, double crash, double unhealthy) {
 
-    public static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0);
+    public static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0);
+
+    /** No node falls ill. */
+    public Faults(double createJitter, double createFailure, double neverReady, double pdbBlocked,
+                  double inPlaceFailure, double crash) {
+        this(createJitter, createFailure, neverReady, pdbBlocked, inPlaceFailure, crash, 0);
+    }
 
     public static Faults crashes(double probability) {
         return new Faults(0, 0, 0, 0, 0, probability);

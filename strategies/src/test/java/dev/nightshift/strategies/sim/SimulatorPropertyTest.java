@@ -32,7 +32,7 @@ class SimulatorPropertyTest {
 
         boolean onlyCrashesAndJitter() {
             return faults.createFailure() == 0 && faults.neverReady() == 0 && faults.pdbBlocked() == 0
-                    && faults.inPlaceFailure() == 0;
+                    && faults.inPlaceFailure() == 0 && faults.unhealthy() == 0;
         }
 
         boolean inPlace() {
@@ -82,7 +82,7 @@ class SimulatorPropertyTest {
         Faults faults = new Faults(jitter, 0, 0, 0, 0, crash);
         if (r.nextInt(5) == 0) {
             faults = new Faults(jitter, r.nextDouble() * 0.2, r.nextDouble() * 0.05, r.nextDouble() * 0.3,
-                    r.nextDouble() * 0.2, crash);
+                    r.nextDouble() * 0.2, crash, r.nextDouble() * 0.3);
         }
         return new Case(seed, pool, nodes, create, drain, faults);
     }
@@ -193,6 +193,14 @@ class SimulatorPropertyTest {
         });
 
         assertThat(f).as(summary(f)).isEmpty();
+    }
+
+    @Test
+    void nodesThatFallIllAreRepairedInSomeCases() {
+        long repaired = OUTCOMES.stream().filter(Outcome::ran)
+                .filter(o -> o.result().timeline().stream().anyMatch(e -> e.step().equals("REPAIR"))).count();
+
+        assertThat(repaired).as("cases with a repair").isGreaterThanOrEqualTo(10);
     }
 
     @Test

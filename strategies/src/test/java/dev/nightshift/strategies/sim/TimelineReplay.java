@@ -23,6 +23,12 @@ import java.util.TreeSet;
  *   <li>available: Ready for at least minReadySeconds and not cordoned, draining or updating in place.</li>
  *   <li>Limits are resolved against count at each instant: surge percentages round up,
  *       unavailable ones down, and 0/0 becomes maxUnavailable 1.</li>
+ *   <li>UNHEALTHY: the node fell ill by itself (a fault, not the planner): it is unavailable from then
+ *       on, until a READY (after an in-place update) or its DELETE. Its unavailability, and that of the
+ *       machine CREATEd in the same instant right after its DELETE (its replacement) or a surge machine
+ *       that stood in for it and is not Ready yet, until the slot is available again, are not the planner's doing: they are left out of the unavailable limit. REPAIR is
+ *       only ever done to an unhealthy node, and at most max(1, maxUnavailable) repairs are in flight
+ *       (from REPAIR to the machine's DELETE or UNCORDON), whatever the strategy.</li>
  * </ul>
  *
  * Events at the same t are simultaneous: the state is measured once per distinct t, after all of
@@ -88,7 +94,7 @@ final class TimelineReplay {
 
     /** The state after every event at one instant. */
     record Snapshot(double t, int count, int machines, int available, int unavailable, int surgeLimit,
-                    int unavailableLimit) {
+                    int unavailableLimit, int unavailableByFaults) {
     }
 
     record Result(
@@ -123,6 +129,9 @@ final class TimelineReplay {
         boolean cordoned;
         boolean draining;
         boolean inPlace;
+        boolean unhealthy;
+        /** Fell ill, or replaces a machine that did: its slot is down because of a fault until it is available. */
+        boolean faultSlot;
 
         Machine(String name, boolean initial, Optional<String> surgeFor, Long readySinceMillis) {
             this.name = name;
@@ -133,7 +142,12 @@ final class TimelineReplay {
 
         boolean available(long nowMillis, long minReadyMillis) {
             return readySinceMillis != null && readySinceMillis + minReadyMillis <= nowMillis
-                    && !cordoned && !draining && !inPlace;
+                    && !cordoned && !draining && !inPlace && !unhealthy;
+        }
+
+        /** Unavailable because of a fault, not of the planner. */
+        boolean exempt() {
+            return unhealthy || faultSlot;
         }
     }
 
@@ -158,6 +172,9 @@ final class TimelineReplay {
         Map<String, Integer> surgeCreates = new TreeMap<>();
         TreeSet<String> deletedInitial = new TreeSet<>();
         TreeSet<String> updatedInitial = new TreeSet<>();
+        TreeSet<String> unhealthyDeleted = new TreeSet<>();
+        // From REPAIR until the machine is deleted or released.
+        TreeSet<String> repairing = new TreeSet<>();
         int totalCreates = 0;
         long minReadyMillis = rules.minReadySeconds() * 1000L;
         int peakMachines = machines.size();
@@ -190,7 +207,11 @@ final class TimelineReplay {
                         if (m != null) {
                             anomalies.add("t=" + t + ": CREATE of " + e.node() + " which exists");
                         }
-                        machines.put(e.node(), new Machine(e.node(), false, e.surgeFor(), null));
+                        Machine created = new Machine(e.node(), false, e.surgeFor(), null);
+                        TimelineEvent previous = j > 0 ? ordered.get(j - 1) : null;
+                        created.faultSlot = e.surgeFor().isEmpty() && previous != null && previous.t() == t
+                                && previous.step().equals("DELETE") && unhealthyDeleted.contains(previous.node());
+                        machines.put(e.node(), created);
                         creates.merge(e.node(), 1, Integer::sum);
                         e.surgeFor().ifPresent(p -> surgeCreates.merge(p, 1, Integer::sum));
                         totalCreates++;
@@ -200,6 +221,13 @@ final class TimelineReplay {
                             anomalies.add("t=" + t + ": DELETE of " + e.node() + " which does not exist");
                         } else {
                             machines.remove(e.node());
+                            repairing.remove(m.name);
+                            if (m.unhealthy) {
+                                unhealthyDeleted.add(m.name);
+                                // A surge machine that stood in for it now holds its slot.
+                                machines.values().stream().filter(o -> o.surgeFor.equals(Optional.of(m.name)))
+                                        .forEach(o -> o.faultSlot = o.readySinceMillis == null);
+                            }
                             if (m.initial) {
                                 deletedInitial.add(m.name);
                             }
@@ -210,6 +238,11 @@ final class TimelineReplay {
                             anomalies.add("t=" + t + ": " + e.step() + " of " + e.node() + " which does not exist");
                         } else {
                             apply(e, m, nowMillis, drains, anomalies, updatedInitial);
+                            if (e.step().equals("REPAIR")) {
+                                repairing.add(m.name);
+                            } else if (e.step().equals("UNCORDON")) {
+                                repairing.remove(m.name);
+                            }
                         }
                     }
                 }
@@ -225,14 +258,20 @@ final class TimelineReplay {
             if (!initialWindow) {
                 peakUnavailable = Math.max(peakUnavailable, s.unavailable());
             }
+            // Repairs keep their own limit in every strategy: at most max(1, maxUnavailable) at once.
+            if (repairing.size() > Math.max(1, s.unavailableLimit())) {
+                violations.add("t=" + t + ": " + repairing.size() + " repairs in flight " + repairing + ", more than max(1, maxUnavailable "
+                        + s.unavailableLimit() + ")");
+            }
             if (!rules.exemptFromLimits()) {
                 if (s.machines() > s.count() + s.surgeLimit()) {
                     violations.add("t=" + t + ": " + s.machines() + " machines exist, more than count " + s.count()
                             + " + maxSurge " + s.surgeLimit());
                 }
-                if (s.unavailable() > s.unavailableLimit() && !initialWindow) {
+                if (s.unavailable() - s.unavailableByFaults() > s.unavailableLimit() && !initialWindow) {
                     violations.add("t=" + t + ": " + s.unavailable() + " unavailable (count " + s.count() + ", available "
-                            + s.available() + "), more than maxUnavailable " + s.unavailableLimit());
+                            + s.available() + ", " + s.unavailableByFaults() + " by faults), more than maxUnavailable "
+                            + s.unavailableLimit());
                 }
             }
         }
@@ -260,6 +299,7 @@ final class TimelineReplay {
         switch (e.step()) {
             case "READY" -> {
                 m.readySinceMillis = nowMillis;
+                m.unhealthy = false;
                 if (m.inPlace) {
                     m.inPlace = false;
                     if (m.initial) {
@@ -281,6 +321,15 @@ final class TimelineReplay {
                 m.inPlace = true;
                 m.readySinceMillis = null;
             }
+            case "UNHEALTHY" -> {
+                m.unhealthy = true;
+                m.faultSlot = true;
+            }
+            case "REPAIR" -> {
+                if (!m.unhealthy) {
+                    anomalies.add("t=" + e.t() + ": REPAIR of " + e.node() + ", which is not unhealthy");
+                }
+            }
             case "TAINT", "UNTAINT", "RESTART_KUBELET", "PROPAGATE", "LABEL_CANDIDATE" -> {
                 // No effect on count or availability.
             }
@@ -292,6 +341,7 @@ final class TimelineReplay {
         long nowMillis = Math.round(t * 1000);
         int count = 0;
         int available = 0;
+        int byFaults = 0;
         for (Machine m : machines.values()) {
             boolean standsIn = m.surgeFor.isPresent() && machines.containsKey(m.surgeFor.get());
             if (!standsIn) {
@@ -299,9 +349,12 @@ final class TimelineReplay {
             }
             if (m.available(nowMillis, minReadyMillis)) {
                 available++;
+                m.faultSlot = false;
+            } else if (!standsIn && m.exempt()) {
+                byFaults++;
             }
         }
         int[] limits = rules.resolve(count);
-        return new Snapshot(t, count, machines.size(), available, count - available, limits[0], limits[1]);
+        return new Snapshot(t, count, machines.size(), available, count - available, limits[0], limits[1], byFaults);
     }
 }

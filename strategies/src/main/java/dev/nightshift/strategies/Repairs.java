@@ -1,0 +1,108 @@
+package dev.nightshift.strategies;
+
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import dev.nightshift.strategies.model.NodeCondition;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.plan.PoolReport.NodeHealth;
+import dev.nightshift.strategies.plan.Step;
+
+/**
+ * Health-based repair, Gardener's machineHealthTimeout: a node unhealthy for the pool's
+ * healthTimeout without interruption has failed; it is drained and its machine replaced at the
+ * pool's current spec, whatever the maintenance window says. What keeps repairs from becoming a
+ * disaster (the 40% guard, control-plane rules, pause, exclusions) is decided by the caller's gate;
+ * this class keeps the number in flight within max(1, maxUnavailable), one for control planes.
+ */
+final class Repairs {
+
+    /** More than this share of a pool's nodes unhealthy looks like a partition, not dead machines. */
+    static final int MAX_UNHEALTHY_PERCENT = 40;
+
+    private Repairs() {
+    }
+
+    /**
+     * Whether and since when a node is unhealthy: Ready False or Unknown, or a condition named in
+     * nodeConditions True. Nodes being updated in place or restarting their kubelet are judged by
+     * those operations' timeouts, and machines younger than creationTimeout that were never Ready
+     * by creationTimeout: never by health. A node that reports no conditions is not judged.
+     */
+    static Optional<NodeHealth> judge(PoolView view, ObservedNode n) {
+        if (!n.registered() || view.bastion() || n.terminating() || n.updatingInPlace() || n.kubeletRestartAt().isPresent()) {
+            return Optional.empty();
+        }
+        boolean creating = !n.ready() && n.createdAt()
+                .filter(c -> c.plus(view.spec().machineControllerManager().creationTimeout()).isAfter(view.now())).isPresent();
+        if (creating) {
+            return Optional.empty();
+        }
+        Set<String> watched = Set.copyOf(view.spec().machineControllerManager().nodeConditions());
+        Optional<NodeHealth> worst = Optional.empty();
+        for (NodeCondition c : n.conditions()) {
+            boolean bad = NodeCondition.READY.equals(c.type()) ? !c.isTrue() : watched.contains(c.type()) && c.isTrue();
+            if (!bad) {
+                continue;
+            }
+            // A condition without a transition time starts its clock now: it never fails by default.
+            Instant since = c.lastTransition().orElse(view.now());
+            String name = NodeCondition.READY.equals(c.type()) ? "Ready=" + c.status() : c.type();
+            if (worst.isEmpty() || since.isBefore(worst.get().since())) {
+                worst = Optional.of(new NodeHealth(n.name(), name, since));
+            }
+        }
+        return worst;
+    }
+
+    /** When an unhealthy node fails if nothing changes; empty when the pool disables the health timeout. */
+    static Optional<Instant> failsAt(PoolView view, NodeHealth health) {
+        if (view.desired().spec().disableHealthTimeout()) {
+            return Optional.empty();
+        }
+        return Optional.of(health.since().plus(view.spec().machineControllerManager().healthTimeout()));
+    }
+
+    /** Too many of the pool's nodes are unhealthy to trust that they are dead: repair nothing. */
+    static boolean tooManyUnhealthy(PoolView view) {
+        return view.unhealthyNodes().size() * 100 > MAX_UNHEALTHY_PERCENT * view.count();
+    }
+
+    /**
+     * Carries repairs in flight on (drain, then delete with a replacement) whatever the gate says,
+     * and starts new ones, longest failed first, where it allows.
+     */
+    static void plan(PoolView view, StartGate gate, PlanSink sink) {
+        List<ObservedNode> failed = view.nodes().stream().filter(view::failed).toList();
+        int inFlight = 0;
+        for (ObservedNode node : failed) {
+            if (node.draining()) {
+                inFlight++;
+                if (Drains.progress(view, node, sink)) {
+                    // A surge machine already stands in for it, or it is one whose partner is still there: no replacement.
+                    boolean replace = view.surgePartnerOf(node).isEmpty() && !view.hasLivePartner(node);
+                    sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), replace,
+                            view.desired().rollHash(), view.desired().kubeletHash()));
+                }
+            }
+        }
+        int limit = view.controlPlane() ? 1 : Math.max(1, view.maxUnavailable());
+        List<NodeHealth> waiting = view.failedNodes().stream()
+                .filter(h -> view.nodes().stream().noneMatch(n -> n.name().equals(h.node()) && n.draining()))
+                .sorted(Comparator.comparing(NodeHealth::since).thenComparing(NodeHealth::node))
+                .toList();
+        for (NodeHealth h : waiting) {
+            if (inFlight >= limit) {
+                return;
+            }
+            ObservedNode node = view.nodes().stream().filter(n -> n.name().equals(h.node())).findFirst().orElseThrow();
+            if (gate.allows(node)) {
+                sink.add(new Step.Repair(node.name(), view.desired().name(), h.condition(), h.since()));
+                inFlight++;
+            }
+        }
+    }
+}

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Callable;
@@ -124,30 +123,18 @@ public final class RunCommand implements Callable<Integer> {
             return Main.EXIT_USAGE;
         }
         ScheduledExecutorService cloud = Executors.newScheduledThreadPool(1);
-        CountDownLatch stopped = new CountDownLatch(1);
-        CountDownLatch closed = new CountDownLatch(1);
-        // On SIGTERM the JVM halts once its hooks return: the hook waits until the agent has closed,
-        // which lets a reconcile in progress finish its steps and releases the leader's lease.
-        Thread hook = new Thread(() -> {
-            stopped.countDown();
-            try {
-                closed.await(45, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "nightshift-shutdown");
-        try (KubernetesClient client = kubernetes.client();
+        try (StopSignal stop = new StopSignal(Duration.ofSeconds(45));
+             KubernetesClient client = kubernetes.client();
              Agent agent = new Agent(config, client, new SimulatedMachineProvider(client, cloud, Clock.systemUTC(), new Random(),
                      Set.of()::contains, SimulatedMachineProvider.Behaviour.fast()), Clock.systemUTC(), r -> { })) {
-            Runtime.getRuntime().addShutdownHook(hook);
+            stop.install();
             agent.start();
             spec.commandLine().getOut().println("nightshift agent running; status on http://127.0.0.1:" + agent.httpPort() + "/status");
             spec.commandLine().getOut().flush();
-            stopped.await();
+            stop.await();
             return 0;
         } finally {
             cloud.shutdownNow();
-            closed.countDown();
         }
     }
 }

@@ -75,8 +75,8 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Plan and report; change nothing.")
     private Boolean dryRun;
 
-    @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
-            description = "Machine provider (default ${DEFAULT-VALUE}: machines become nodes of the cluster itself; for test clusters).")
+    @Option(names = "--provider", paramLabel = "NAME",
+            description = "Machine provider (or provider.type; no default): simulated (machines become Node objects of the cluster itself; for the embedded cluster and test clusters).")
     private String provider;
 
     @Override
@@ -112,16 +112,30 @@ public final class RunCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
             return Main.EXIT_USAGE;
         }
+        if (provider != null) {
+            config = config.with(new AgentConfig.Provider(provider));
+        }
+        String types = String.join(", ", AgentConfig.Provider.TYPES);
+        if (config.provider().isEmpty()) {
+            spec.commandLine().getErr().println("no machine provider is named: set provider.type in the configuration or --provider;"
+                    + " this release has: " + types);
+            return Main.EXIT_USAGE;
+        }
+        if (!AgentConfig.Provider.TYPES.contains(config.provider().get().type())) {
+            spec.commandLine().getErr().println("unknown provider \"" + config.provider().get().type() + "\"; this release has: " + types);
+            return Main.EXIT_USAGE;
+        }
         try {
             config.gitCaFile().ifPresent(CaFile::certificates);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println(e.getMessage());
             return Main.EXIT_USAGE;
         }
-        if (!provider.equals("simulated")) {
-            spec.commandLine().getErr().println("unknown provider \"" + provider + "\": this release ships the simulated provider");
-            return Main.EXIT_USAGE;
-        }
+        // The only provider so far; the warning goes where whoever starts the agent looks first.
+        spec.commandLine().getErr().println("WARNING: the simulated provider creates and deletes Node objects in the cluster the"
+                + " kubeconfig names, as machines of its own; it is for the embedded cluster (nightshift demo, nightshift sandbox)"
+                + " and test clusters, never for a cluster with real nodes.");
+        spec.commandLine().getErr().flush();
         ScheduledExecutorService cloud = Executors.newScheduledThreadPool(1);
         try (StopSignal stop = new StopSignal(Duration.ofSeconds(45));
              KubernetesClient client = kubernetes.client();

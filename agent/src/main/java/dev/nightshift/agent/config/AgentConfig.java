@@ -3,6 +3,7 @@ package dev.nightshift.agent.config;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -21,6 +22,7 @@ import dev.nightshift.agent.git.GitSourceConfig;
  * @param cacheDir   the local bare copy of the repository
  * @param leaderElection whether replicas elect one leader that acts, the others standing by
  * @param validation how many consecutive successful cluster validations a pool needs, and how far apart
+ * @param provider   the machine provider; none is assumed, since the wrong one acts on the wrong machines
  */
 public record AgentConfig(
         Optional<URI> gitUrl,
@@ -41,7 +43,20 @@ public record AgentConfig(
         Path cacheDir,
         boolean dryRun,
         LeaderElection leaderElection,
-        Validation validation) {
+        Validation validation,
+        Optional<Provider> provider) {
+
+    /**
+     * The machine provider ({@code provider: {type: …}}): what creates, deletes and updates the
+     * pools' machines. A mapping, so that a provider's own settings can join {@code type}.
+     */
+    public record Provider(String type) {
+
+        /** {@code simulated}: machines become Node objects of the cluster itself; for the embedded cluster and test clusters. */
+        public static final String SIMULATED = "simulated";
+        /** Every provider this release has. */
+        public static final List<String> TYPES = List.of(SIMULATED);
+    }
 
     /**
      * Leader election through a {@code coordination.k8s.io} Lease in {@code nightshift-system}:
@@ -95,7 +110,7 @@ public record AgentConfig(
     public static final AgentConfig DEFAULTS = new AgentConfig(Optional.empty(), "main", "", Duration.ofSeconds(60),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
             GitSourceConfig.DEFAULT_TIMEOUT, Optional.empty(), 9400, Optional.empty(), Optional.empty(), Path.of(System.getProperty("java.io.tmpdir"), "nightshift"),
-            false, LeaderElection.OFF, Validation.DEFAULT);
+            false, LeaderElection.OFF, Validation.DEFAULT, Optional.empty());
 
     /** Values given on the command line; each one present replaces the file's. */
     public record Overrides(Optional<URI> gitUrl, Optional<String> gitRef, Optional<String> gitPath,
@@ -118,16 +133,22 @@ public record AgentConfig(
                 o.pollInterval().orElse(pollInterval), gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
                 o.gitCaFile().or(this::gitCaFile), gitTimeout, o.cluster().or(this::cluster), o.httpPort().orElse(httpPort),
                 webhookSecretFile, webhookSecretEnv, o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection,
-                validation);
+                validation, provider);
     }
 
     public AgentConfig with(LeaderElection election) {
         return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, election, validation);
+                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, election, validation, provider);
     }
 
     public AgentConfig with(Validation checks) {
         return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection, checks);
+                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection, checks, provider);
+    }
+
+    public AgentConfig with(Provider machines) {
+        return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
+                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection,
+                validation, Optional.of(machines));
     }
 }

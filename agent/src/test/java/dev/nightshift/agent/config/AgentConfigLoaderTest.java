@@ -65,6 +65,25 @@ class AgentConfigLoaderTest {
         assertThat(d.leaderElection().leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(15));
         assertThat(d.validation().consecutive()).isEqualTo(1);
         assertThat(d.validation().interval()).isEqualTo(java.time.Duration.ofSeconds(10));
+        assertThat(d.provider()).as("no provider is assumed").isEmpty();
+    }
+
+    @Test
+    void theProviderIsReadFromItsType() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", "provider: {type: simulated}\n");
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().provider()).contains(new AgentConfig.Provider("simulated"));
+    }
+
+    @Test
+    void aProviderWithoutTypeOrOfAnUnknownTypeOrWithUnknownKeysIsRefusedWithItsPlace() {
+        assertThat(loader.parse("agent.yaml", "provider: {}\n").errors())
+                .containsExactly("agent.yaml:1:11: provider.type: is required: one of simulated");
+        assertThat(loader.parse("agent.yaml", "provider: {type: aws}\n").errors())
+                .containsExactly("agent.yaml:1:18: provider.type: unknown provider \"aws\"; this release has: simulated");
+        assertThat(loader.parse("agent.yaml", "provider: {type: simulated, region: eu}\n").errors())
+                .containsExactly("agent.yaml:1:29: provider.region: unknown field");
     }
 
     @Test

@@ -132,12 +132,15 @@ class WideLimitsIT {
         assertThat(timeline.cordons()).as("each old node cordoned once, in its one drain, and no new node cordoned")
                 .isEqualTo(old.stream().collect(Collectors.toMap(Function.identity(), n -> 1)));
         nodeOfPod.forEach((pod, node) -> {
-            List<ClusterTimeline.Moment> asked = timeline.moments().stream().filter(m -> SeenRequests.isEvictionOf(m.request(), "shop", pod)
-                    || (m.request().method().equals("DELETE") && m.request().resourcePath().equals("/api/v1/namespaces/shop/pods/" + pod)))
-                    .toList();
-            assertThat(asked).as("%s evicted (refused), then deleted", pod).hasSizeGreaterThanOrEqualTo(2)
-                    .allSatisfy(m -> assertThat(m.unschedulable(node)).as("%s while its node %s was in its one drain", m, node).isTrue());
+            List<ClusterTimeline.Moment> asked = timeline.moments().stream().filter(m -> evictsOrDeletes(m.request(), pod)).toList();
+            assertThat(asked).as("%s evicted (refused), then deleted", pod).hasSizeGreaterThanOrEqualTo(2).allSatisfy(m ->
+                    assertThat(m.unschedulable(node)).as("%s while its node %s was in its one drain", m, node).isTrue());
         });
+    }
+
+    private static boolean evictsOrDeletes(RecordedRequest r, String pod) {
+        return SeenRequests.isEvictionOf(r, "shop", pod)
+                || (r.method().equals("DELETE") && r.resourcePath().equals("/api/v1/namespaces/shop/pods/" + pod));
     }
 
     /**

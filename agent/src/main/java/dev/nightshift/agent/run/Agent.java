@@ -249,8 +249,14 @@ public final class Agent implements AutoCloseable {
         }
     }
 
-    /** A Kubernetes Event, so that `kubectl get events -n nightshift-system` shows a commit was refused and why. */
+    /**
+     * A Kubernetes Event, so that `kubectl get events -n nightshift-system` shows a commit was refused and why.
+     * Not in a dry run, which writes nothing (the log and {@code /status} still report the errors).
+     */
     private void invalidSpecEvent(String commit, List<SpecError> errors) {
+        if (config.dryRun()) {
+            return;
+        }
         Instant now = clock.instant();
         String message = "commit " + commit + " is not applied; the last good spec stays in force: "
                 + String.join("; ", errors.stream().limit(5).map(SpecError::toString).toList())

@@ -354,7 +354,7 @@ public final class Agent implements AutoCloseable {
     }
 
     public String status() {
-        return StatusJson.write(reconciler == null ? Optional.empty() : reconciler.accepted().map(SpecRevision::commit),
+        return StatusJson.write(reconciler == null ? Optional.empty() : reconciler.acceptedCommit(),
                 Optional.ofNullable(latestCommit.get()), poller == null ? List.of() : poller.currentErrors(),
                 Optional.ofNullable(lastReport.get()), Optional.ofNullable(lastPollError.get()),
                 new StatusJson.Leadership(config.leaderElection().enabled(), leading(), config.leaderElection().identity(),

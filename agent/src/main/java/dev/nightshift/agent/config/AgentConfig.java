@@ -63,7 +63,8 @@ public record AgentConfig(
      * one replica acts, the others are ready but idle and take over when its lease expires.
      *
      * @param leaseDuration how long a leader's lease holds without renewal; renewal and retry
-     *                      follow from it as in Kubernetes' own controllers (2/3 and 2/15 of it)
+     *                      follow from it as in Kubernetes' own controllers (2/3 and 2/15 of it,
+     *                      the retry at most {@link #LONGEST_RETRY})
      * @param identity      this replica's name in the lease (the pod name in a cluster)
      */
     public record LeaderElection(boolean enabled, String leaseName, Duration leaseDuration, String identity) {
@@ -72,6 +73,9 @@ public record AgentConfig(
                 // A pod's name is unique; a host name is not (two agents on one host), so it gets a suffix.
                 Optional.ofNullable(System.getenv("POD_NAME")).orElseGet(() -> Optional.ofNullable(System.getenv("HOSTNAME"))
                         .orElse("nightshift") + "_" + UUID.randomUUID().toString().substring(0, 8)));
+
+        /** The longest time between two tries of a standby to take the lease, and of the leader to renew it. */
+        public static final Duration LONGEST_RETRY = Duration.ofMillis(1500);
 
         public LeaderElection {
             if (leaseDuration.compareTo(Duration.ofSeconds(1)) < 0) {
@@ -83,8 +87,14 @@ public record AgentConfig(
             return leaseDuration.multipliedBy(2).dividedBy(3);
         }
 
+        /**
+         * 2/15 of the lease, at most {@link #LONGEST_RETRY}: a standby tries the lease this often,
+         * jittered up to 2.2 times as long, so it finds a lease the leader released on stopping
+         * within 3.3 s whatever the lease's duration.
+         */
         public Duration retryPeriod() {
-            return leaseDuration.multipliedBy(2).dividedBy(15);
+            Duration share = leaseDuration.multipliedBy(2).dividedBy(15);
+            return share.compareTo(LONGEST_RETRY) < 0 ? share : LONGEST_RETRY;
         }
 
         public LeaderElection enabled(boolean on) {

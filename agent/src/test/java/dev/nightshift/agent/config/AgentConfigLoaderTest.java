@@ -193,7 +193,10 @@ class AgentConfigLoaderTest {
         assertThat(c.leaderElection().leaseName()).isEqualTo("ns-lease");
         assertThat(c.leaderElection().leaseDuration()).hasSeconds(30);
         assertThat(c.leaderElection().renewDeadline()).hasSeconds(20);
-        assertThat(c.leaderElection().retryPeriod()).hasSeconds(4);
+        assertThat(c.leaderElection().retryPeriod()).as("2/15 of 30 s is 4 s, above the longest retry")
+                .isEqualTo(java.time.Duration.ofMillis(1500));
+        assertThat(new AgentConfig.LeaderElection(true, "l", java.time.Duration.ofSeconds(3), "me").retryPeriod())
+                .as("2/15 of a short lease").isEqualTo(java.time.Duration.ofMillis(400));
         assertThat(c.validation()).isEqualTo(new AgentConfig.Validation(3, java.time.Duration.ofSeconds(20)));
         assertThat(AgentConfig.DEFAULTS.leaderElection().enabled()).as("off unless asked for").isFalse();
         assertThat(AgentConfig.DEFAULTS.validation().consecutive()).isEqualTo(1);

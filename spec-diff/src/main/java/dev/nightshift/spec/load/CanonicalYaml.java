@@ -108,6 +108,8 @@ public final class CanonicalYaml {
         mcm.put("inPlaceUpdateTimeout", DurationText.format(m.inPlaceUpdateTimeout()));
         mcm.put("onEvictionBlocked", m.onEvictionBlocked().name());
         mcm.put("nodeConditions", new ArrayList<Object>(m.nodeConditions()));
+        // Written only when the user wrote it: left out, its default follows the update strategy.
+        m.disableHealthTimeout().ifPresent(disable -> mcm.put("disableHealthTimeout", bool(disable)));
         spec.put("machineControllerManager", mcm);
         return document("WorkerPool", metadata, spec);
     }

@@ -28,6 +28,8 @@ import dev.nightshift.spec.model.Taint;
  * @param createdAt         when the machine was created (for creationTimeout)
  * @param managedLabels     the labels Nightshift set on it (only those are ever changed or removed)
  * @param managedTaints     the spec taints Nightshift set on it
+ * @param managedAnnotations the annotations Nightshift set on it, with their values on the node now
+ *                          (only those are ever changed or removed)
  */
 public record ObservedNode(
         String name,
@@ -51,12 +53,14 @@ public record ObservedNode(
         boolean terminating,
         Optional<Instant> createdAt,
         Map<String, String> managedLabels,
-        List<Taint> managedTaints) {
+        List<Taint> managedTaints,
+        Map<String, String> managedAnnotations) {
 
     public ObservedNode {
         blockedEvictions = List.copyOf(blockedEvictions);
         managedLabels = Map.copyOf(managedLabels);
         managedTaints = List.copyOf(managedTaints);
+        managedAnnotations = Map.copyOf(managedAnnotations);
     }
 
     public boolean ready() {
@@ -83,7 +87,7 @@ public record ObservedNode(
     /** A fresh, Ready, unstamped node: what a cluster has before Nightshift is installed. */
     public static ObservedNode ready(String name, String pool, Instant since) {
         return new ObservedNode(name, pool, Optional.empty(), Optional.empty(), true, Optional.of(since), false, false,
-                Optional.empty(), false, List.of(), false, false, false, Optional.empty(), Optional.empty(), false, Optional.empty(), false, Optional.of(since), Map.of(), List.of());
+                Optional.empty(), false, List.of(), false, false, false, Optional.empty(), Optional.empty(), false, Optional.empty(), false, Optional.of(since), Map.of(), List.of(), Map.of());
     }
 
     public Builder toBuilder() {
@@ -114,6 +118,7 @@ public record ObservedNode(
         private Optional<Instant> createdAt;
         private Map<String, String> managedLabels;
         private List<Taint> managedTaints;
+        private Map<String, String> managedAnnotations;
 
         private Builder(ObservedNode n) {
             name = n.name;
@@ -138,6 +143,7 @@ public record ObservedNode(
             createdAt = n.createdAt;
             managedLabels = n.managedLabels;
             managedTaints = n.managedTaints;
+            managedAnnotations = n.managedAnnotations;
         }
 
         public Builder name(String v) { name = v; return this; }
@@ -161,11 +167,13 @@ public record ObservedNode(
         public Builder createdAt(Instant v) { createdAt = Optional.ofNullable(v); return this; }
         public Builder managedLabels(Map<String, String> v) { managedLabels = v; return this; }
         public Builder managedTaints(List<Taint> v) { managedTaints = v; return this; }
+        public Builder managedAnnotations(Map<String, String> v) { managedAnnotations = v; return this; }
 
         public ObservedNode build() {
             return new ObservedNode(name, pool, rollHash, kubeletHash, registered, readySince, cordoned, updateTainted,
                     drainStartedAt, drained, blockedEvictions, needsUpdate, candidateForUpdate, selectedForUpdate, surgeFor,
-                    inPlaceStartedAt, inPlaceFailed, kubeletRestartAt, terminating, createdAt, managedLabels, managedTaints);
+                    inPlaceStartedAt, inPlaceFailed, kubeletRestartAt, terminating, createdAt, managedLabels, managedTaints,
+                    managedAnnotations);
         }
     }
 }

@@ -28,7 +28,7 @@ import dev.nightshift.strategies.plan.Step;
  * observed state, so a crash or a leader change resumes cleanly.
  *
  * <p>Pools go one at a time, bastions first, then control planes, apiservers and nodes, by name
- * within a role. Adoption, re-stamping and label/taint propagation happen in every pool at once:
+ * within a role. Adoption, re-stamping and label/annotation/taint propagation happen in every pool at once:
  * they disrupt nothing. Failed nodes are repaired in every pool, before its outdated nodes.
  */
 public final class RolloutPlanner {
@@ -153,9 +153,11 @@ public final class RolloutPlanner {
             }
             if (node.registered() && !view.bastion()) {
                 Map<String, String> labels = pool.labels();
+                Map<String, String> annotations = pool.annotations();
                 List<Taint> taints = view.spec().taints();
-                if (!labels.equals(node.managedLabels()) || !taints.equals(node.managedTaints())) {
-                    sink.add(new Step.Propagate(node.name(), labels, taints));
+                if (!labels.equals(node.managedLabels()) || !annotations.equals(node.managedAnnotations())
+                        || !taints.equals(node.managedTaints())) {
+                    sink.add(new Step.Propagate(node.name(), labels, annotations, taints));
                 }
             }
         }

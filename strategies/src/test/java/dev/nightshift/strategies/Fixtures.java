@@ -67,7 +67,8 @@ final class Fixtures {
         DesiredPool p = desired(cluster, pool);
         return ObservedNode.ready(name, pool, T0.minusSeconds(3600)).toBuilder()
                 .rollHash(p.rollHash()).kubeletHash(p.kubeletHash())
-                .managedLabels(p.labels()).managedTaints(p.spec().pool().taints()).build();
+                .managedLabels(p.labels()).managedTaints(p.spec().pool().taints())
+                .managedAnnotations(p.annotations()).build();
     }
 
     /** A Ready node of the pool running an older spec. */

@@ -77,6 +77,81 @@ class RolloutPlannerTest {
         assertThat(plan.steps()).extracting(Step::getClass).doesNotContain(Step.Cordon.class, Step.Drain.class);
     }
 
+    private static DesiredCluster annotated(String annotations) {
+        return cluster(pool("web", "maxSurge: 1").replace("cluster: c}", "cluster: c, annotations: {" + annotations + "}}"));
+    }
+
+    /** A node at the pool's hashes whose propagation was done for {@code before}: its labels and taints, and those annotations. */
+    private static ObservedNode propagatedFor(DesiredCluster now, Map<String, String> before) {
+        return current(now, "web", "web-1").toBuilder().managedAnnotations(before).build();
+    }
+
+    @Test
+    void aNewPoolAnnotationIsPropagatedWithTheLabelsAndTaints() {
+        DesiredCluster annotated = annotated("example.com/owner: team-web");
+
+        Plan plan = plan(annotated, List.of(propagatedFor(annotated, Map.of())), Map.of());
+
+        assertThat(of(plan, Step.Propagate.class)).singleElement().satisfies(s -> {
+            Step.Propagate p = (Step.Propagate) s;
+            assertThat(p.annotations()).containsExactly(Map.entry("example.com/owner", "team-web"));
+            assertThat(p.labels()).containsEntry("nightshift.dev/pool", "web");
+        });
+        assertThat(plan.steps()).extracting(Step::getClass).doesNotContain(Step.Cordon.class, Step.Drain.class,
+                Step.CreateMachine.class, Step.Taint.class);
+    }
+
+    @Test
+    void aChangedPoolAnnotationIsPropagated() {
+        DesiredCluster annotated = annotated("example.com/owner: team-api");
+
+        Plan plan = plan(annotated, List.of(propagatedFor(annotated, Map.of("example.com/owner", "team-web"))), Map.of());
+
+        assertThat(of(plan, Step.Propagate.class)).singleElement()
+                .satisfies(s -> assertThat(((Step.Propagate) s).annotations()).containsExactly(Map.entry("example.com/owner", "team-api")));
+    }
+
+    @Test
+    void aRemovedPoolAnnotationIsPropagatedAsNoLongerWanted() {
+        DesiredCluster plain = cluster(pool("web", "maxSurge: 1"));
+
+        Plan plan = plan(plain, List.of(propagatedFor(plain, Map.of("example.com/owner", "team-web"))), Map.of());
+
+        assertThat(of(plan, Step.Propagate.class)).singleElement()
+                .satisfies(s -> assertThat(((Step.Propagate) s).annotations()).isEmpty());
+    }
+
+    @Test
+    void aNodeCarryingThePoolsAnnotationsIsLeftAlone() {
+        DesiredCluster annotated = annotated("example.com/owner: team-web");
+
+        Plan plan = plan(annotated, List.of(propagatedFor(annotated, Map.of("example.com/owner", "team-web"))), Map.of());
+
+        assertThat(plan.steps()).isEmpty();
+    }
+
+    @Test
+    void controlAnnotationsAreNeverPropagated() {
+        DesiredCluster controlled = annotated("nightshift.dev/rollout-outside-window: \"true\", "
+                + "nightshift.dev/force-in-place-update: t-1, example.com/owner: team-web");
+
+        assertThat(Fixtures.desired(controlled, "web").annotations()).containsExactly(Map.entry("example.com/owner", "team-web"));
+        Plan plan = plan(controlled, List.of(propagatedFor(controlled, Map.of())), Map.of());
+        assertThat(of(plan, Step.Propagate.class)).singleElement()
+                .satisfies(s -> assertThat(((Step.Propagate) s).annotations()).containsOnlyKeys("example.com/owner"));
+    }
+
+    @Test
+    void aChangeOfOnlyAControlAnnotationPropagatesNothing() {
+        DesiredCluster before = annotated("example.com/owner: team-web");
+        DesiredCluster after = annotated("example.com/owner: team-web, nightshift.dev/rollout-outside-window: \"true\"");
+        ObservedNode node = propagatedFor(before, Map.of("example.com/owner", "team-web"));
+
+        Plan plan = plan(after, List.of(node), Map.of());
+
+        assertThat(plan.steps()).isEmpty();
+    }
+
     @Test
     void theCanaryWithSurgeCreatesExactlyOneMachineAndTaintsTheOutdatedNodes() {
         List<ObservedNode> nodes = List.of(outdated(ROLLING, "web", "web-1"), outdated(ROLLING, "web", "web-2"),

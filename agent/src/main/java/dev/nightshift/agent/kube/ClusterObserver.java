@@ -21,6 +21,7 @@ import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.TaintEffect;
+import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.model.BlockedEviction;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.NodeCondition;
@@ -225,12 +226,7 @@ public final class ClusterObserver implements AutoCloseable {
         String name = node.getMetadata().getName();
         Optional<Instant> drainStartedAt = instant(a.get(NodeMarks.DRAIN_STARTED_AT));
         boolean drained = drainStartedAt.isPresent() && podsLeft(node).isEmpty();
-        Map<String, String> managed = new HashMap<>();
-        for (String key : list(a.get(NodeMarks.MANAGED_LABELS))) {
-            if (labels.containsKey(key)) {
-                managed.put(key, labels.get(key));
-            }
-        }
+        Map<String, String> managed = present(list(a.get(NodeMarks.MANAGED_LABELS)), labels);
         return new ObservedNode(name, labels.get(NodeMarks.POOL),
                 hash(a.get(NodeMarks.ROLL_HASH), a.get(NodeMarks.ROLL_HASH_VERSION)),
                 hash(a.get(NodeMarks.KUBELET_HASH), a.get(NodeMarks.KUBELET_HASH_VERSION)),
@@ -245,14 +241,35 @@ public final class ClusterObserver implements AutoCloseable {
                 instant(a.get(NodeMarks.KUBELET_RESTART_AT)),
                 node.getMetadata().getDeletionTimestamp() != null,
                 Optional.ofNullable(node.getMetadata().getCreationTimestamp()).flatMap(ClusterObserver::instant),
-                managed, taints(a.get(NodeMarks.MANAGED_TAINTS)), conditions(node));
+                managed, taints(a.get(NodeMarks.MANAGED_TAINTS)), present(managedAnnotationKeys(a), a),
+                conditions(node));
+    }
+
+    /** The managed keys the node still carries, with the values it carries now. */
+    private static Map<String, String> present(List<String> managedKeys, Map<String, String> onNode) {
+        Map<String, String> present = new HashMap<>();
+        for (String key : managedKeys) {
+            if (onNode.containsKey(key)) {
+                present.put(key, onNode.get(key));
+            }
+        }
+        return present;
+    }
+
+    /**
+     * The annotation keys Nightshift copied to a node. A key under {@code nightshift.dev/} is never
+     * one, whatever the list says: those are Nightshift's marks and control annotations.
+     */
+    static List<String> managedAnnotationKeys(Map<String, String> annotations) {
+        return list(annotations.get(NodeMarks.MANAGED_ANNOTATIONS)).stream()
+                .filter(k -> !WorkerPoolSpec.controlAnnotation(k)).toList();
     }
 
     private static ObservedNode unregistered(Machine m) {
         return new ObservedNode(m.name(), m.pool(), Optional.ofNullable(m.rollHash()), Optional.ofNullable(m.kubeletHash()),
                 false, m.running() ? Optional.of(m.createdAt()) : Optional.empty(), false, false, Optional.empty(), false,
                 List.of(), false, false, false, m.surgeFor(), Optional.empty(), false, Optional.empty(), false,
-                Optional.of(m.createdAt()), Map.of(), List.of(), List.of());
+                Optional.of(m.createdAt()), Map.of(), List.of(), Map.of(), List.of());
     }
 
     private static Optional<Instant> readySince(Node node) {

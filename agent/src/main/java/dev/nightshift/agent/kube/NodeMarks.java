@@ -48,6 +48,11 @@ public final class NodeMarks {
     public static final String MANAGED_LABELS = PREFIX + "managed-labels";
     /** JSON list of the spec taints Nightshift set. */
     public static final String MANAGED_TAINTS = PREFIX + "managed-taints";
+    /**
+     * JSON list of the annotation keys Nightshift copied from the pool, so that only those are ever
+     * changed or removed; never a key under {@value #PREFIX} (control annotations and these marks).
+     */
+    public static final String MANAGED_ANNOTATIONS = PREFIX + "managed-annotations";
 
     /** Taint on nodes selected for update: new pods prefer other nodes. */
     public static final String UPDATE_TAINT = PREFIX + "update-pending";

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -21,6 +22,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
+import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.EvictionBackoff;
 import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -143,8 +145,8 @@ public final class StepExecutor {
             provider.restartKubelet(node, r.kubeletHash());
             return outcome(step, "restarting the kubelet on " + node);
         } else if (step instanceof Step.Propagate p) {
-            patcher.patch(node, n -> propagate(n, p.labels(), p.taints()));
-            return outcome(step, "propagated labels and taints to " + node);
+            patcher.patch(node, n -> propagate(n, p.labels(), p.annotations(), p.taints()));
+            return outcome(step, "propagated labels, annotations and taints to " + node);
         } else if (step instanceof Step.LabelCandidate) {
             patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.CANDIDATE_FOR_UPDATE, "true")))));
             return outcome(step, "labelled " + node + " a candidate for update");
@@ -227,9 +229,22 @@ public final class StepExecutor {
         return m;
     }
 
-    /** Sets the pool's labels and taints, removing only those Nightshift set before and no longer wants. */
-    private static Optional<Map<String, Object>> propagate(Node n, Map<String, String> labels, List<Taint> wantedTaints) {
+    /**
+     * Sets the pool's labels, annotations and taints, removing only those Nightshift set before and
+     * no longer wants. An annotation under {@code nightshift.dev/} is neither copied nor removed
+     * here: those are control annotations and Nightshift's own marks.
+     */
+    private static Optional<Map<String, Object>> propagate(Node n, Map<String, String> labels, Map<String, String> wantedAnnotations,
+                                                           List<Taint> wantedTaints) {
         Map<String, String> annotations = Optional.ofNullable(n.getMetadata().getAnnotations()).orElse(Map.of());
+        Map<String, String> copied = new TreeMap<>(wantedAnnotations);
+        copied.keySet().removeIf(WorkerPoolSpec::controlAnnotation);
+        Map<String, Object> annotationPatch = new HashMap<>(copied);
+        for (String previouslyManaged : ClusterObserver.managedAnnotationKeys(annotations)) {
+            if (!copied.containsKey(previouslyManaged)) {
+                annotationPatch.put(previouslyManaged, null);
+            }
+        }
         Map<String, Object> labelPatch = new HashMap<>(labels);
         for (String previouslyManaged : ClusterObserver.list(annotations.get(NodeMarks.MANAGED_LABELS))) {
             if (!labels.containsKey(previouslyManaged)) {
@@ -249,10 +264,11 @@ public final class StepExecutor {
             taints.add(taint(t.key(), t.value(), t.effect().name()));
         }
         try {
-            Map<String, Object> managed = Map.of(
-                    NodeMarks.MANAGED_LABELS, JSON.writeValueAsString(labels.keySet().stream().sorted().toList()),
-                    NodeMarks.MANAGED_TAINTS, JSON.writeValueAsString(wantedTaints.stream().map(Taint::toString).toList()));
-            return Optional.of(Map.of("metadata", Map.of("labels", labelPatch, "annotations", managed), "spec", Map.of("taints", taints)));
+            annotationPatch.put(NodeMarks.MANAGED_LABELS, JSON.writeValueAsString(labels.keySet().stream().sorted().toList()));
+            annotationPatch.put(NodeMarks.MANAGED_TAINTS, JSON.writeValueAsString(wantedTaints.stream().map(Taint::toString).toList()));
+            annotationPatch.put(NodeMarks.MANAGED_ANNOTATIONS, JSON.writeValueAsString(List.copyOf(copied.keySet())));
+            return Optional.of(Map.of("metadata", Map.of("labels", labelPatch, "annotations", annotationPatch),
+                    "spec", Map.of("taints", taints)));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

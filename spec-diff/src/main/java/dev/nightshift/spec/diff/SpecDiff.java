@@ -152,11 +152,19 @@ public final class SpecDiff {
     private static List<Reason> propagated(WorkerPoolSpec o, WorkerPoolSpec n) {
         List<Reason> reasons = new ArrayList<>();
         mapChanges("spec.labels", o.labels(), n.labels(), Effect.PROPAGATE, reasons);
-        mapChanges("metadata.annotations", o.annotations(), n.annotations(), Effect.PROPAGATE, reasons);
+        mapChanges("metadata.annotations", o.nodeAnnotations(), n.nodeAnnotations(), Effect.PROPAGATE, reasons);
+        // Control annotations instruct Nightshift and are never copied to the nodes: reported, not propagated.
+        mapChanges("metadata.annotations", control(o.annotations()), control(n.annotations()), Effect.NONE, reasons);
         Map<String, String> oldTaints = taintsByKey(o.taints());
         Map<String, String> newTaints = taintsByKey(n.taints());
         mapChanges("spec.taints", oldTaints, newTaints, Effect.PROPAGATE, reasons);
         return reasons;
+    }
+
+    private static Map<String, String> control(Map<String, String> annotations) {
+        Map<String, String> control = new TreeMap<>(annotations);
+        control.keySet().removeIf(k -> !WorkerPoolSpec.controlAnnotation(k));
+        return control;
     }
 
     private static Map<String, String> taintsByKey(List<Taint> taints) {

@@ -56,4 +56,22 @@ public record WorkerPoolSpec(
     public Optional<String> forceInPlaceToken() {
         return Optional.ofNullable(annotations.get(FORCE_IN_PLACE_UPDATE)).filter(t -> !t.isBlank());
     }
+
+    /**
+     * The prefix of control annotations: instructions to Nightshift such as {@link #FORCE_IN_PLACE_UPDATE}
+     * and {@link #ROLLOUT_OUTSIDE_WINDOW}, never copied to the nodes (where Nightshift keeps its own
+     * marks under the same prefix).
+     */
+    public static final String CONTROL_ANNOTATION_PREFIX = "nightshift.dev/";
+
+    public static boolean controlAnnotation(String key) {
+        return key.startsWith(CONTROL_ANNOTATION_PREFIX);
+    }
+
+    /** The annotations copied to the pool's nodes: all but the control annotations. */
+    public Map<String, String> nodeAnnotations() {
+        Map<String, String> copied = new TreeMap<>(annotations);
+        copied.keySet().removeIf(WorkerPoolSpec::controlAnnotation);
+        return copied;
+    }
 }

@@ -57,7 +57,7 @@ class ForceInPlaceUpdateTest {
         assertThat(d.forceTokenUsed()).contains("fresh-2");
         assertThat(d.reasons()).extracting(Reason::path, Reason::newValue, Reason::effect).containsExactlyInAnyOrder(
                 tuple("spec.machine.image.version", "1632.0.0", Effect.IN_PLACE),
-                tuple(FORCE, "fresh-2", Effect.PROPAGATE));
+                tuple(FORCE, "fresh-2", Effect.NONE));
     }
 
     @Test
@@ -105,7 +105,7 @@ class ForceInPlaceUpdateTest {
                 tuple("spec.machine.type", Effect.REJECTED),
                 tuple("spec.machine.type", Effect.IN_PLACE),
                 tuple("spec.machine.image.version", Effect.IN_PLACE),
-                tuple(FORCE, Effect.PROPAGATE));
+                tuple(FORCE, Effect.NONE));
     }
 
     @Test

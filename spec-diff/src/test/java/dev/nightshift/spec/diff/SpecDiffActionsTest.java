@@ -252,6 +252,27 @@ class SpecDiffActionsTest {
             assertThat(d.reasons()).extracting(Reason::path, Reason::oldValue, Reason::newValue, Reason::effect)
                     .containsExactly(tuple("metadata.annotations.owner", "team-web", "team-api", Effect.PROPAGATE));
         }
+
+        @Test
+        void aChangeOfOnlyAControlAnnotationIsNotAPropagation() {
+            PoolDecision d = decide(ROLLING, edit(ROLLING, "annotations: {owner: team-web}",
+                    "annotations: {owner: team-web, nightshift.dev/rollout-outside-window: \"true\"}"));
+
+            assertThat(d.action()).isEqualTo(PoolAction.NONE);
+            assertThat(d.reasons()).extracting(Reason::path, Reason::oldValue, Reason::newValue, Reason::effect)
+                    .containsExactly(tuple("metadata.annotations.nightshift.dev/rollout-outside-window", "", "true", Effect.NONE));
+        }
+
+        @Test
+        void aControlAnnotationChangedWithAnotherAnnotationLeavesOnlyTheOtherAPropagation() {
+            PoolDecision d = decide(ROLLING, edit(ROLLING, "annotations: {owner: team-web}",
+                    "annotations: {owner: team-api, nightshift.dev/rollout-outside-window: \"true\"}"));
+
+            assertThat(d.action()).isEqualTo(PoolAction.PROPAGATE);
+            assertThat(d.reasons()).extracting(Reason::path, Reason::effect).containsExactlyInAnyOrder(
+                    tuple("metadata.annotations.owner", Effect.PROPAGATE),
+                    tuple("metadata.annotations.nightshift.dev/rollout-outside-window", Effect.NONE));
+        }
     }
 
     static Stream<Arguments> fieldsThatChangeOnlyHowNightshiftUpdates() {

@@ -104,7 +104,10 @@ public final class RandomSpecs {
     public enum OtherField {
         LABELS(PoolAction.PROPAGATE),
         TAINTS(PoolAction.PROPAGATE),
+        /** An annotation copied to the nodes (not under {@code nightshift.dev/}). */
         ANNOTATIONS(PoolAction.PROPAGATE),
+        /** A control annotation ({@code nightshift.dev/…}): instructs Nightshift, never copied to the nodes. */
+        CONTROL_ANNOTATIONS(PoolAction.NONE),
         MINIMUM_MAXIMUM(PoolAction.NONE),
         LIMITS(PoolAction.NONE),
         INTERVAL(PoolAction.NONE),
@@ -155,6 +158,8 @@ public final class RandomSpecs {
     private static final String[] LABEL_KEYS = {"tier", "team", "example.com/zone", "node.kubernetes.io/role", "cost-center"};
     private static final String[] VALUES = {"web", "batch", "frontend", "v1.2", "no", "true", "123", "a_b", "ON", ""};
     private static final String[] ANNOTATION_KEYS = {"owner", "example.com/ticket", "nightshift.dev/force-in-place-update", "note"};
+    private static final String[] NODE_ANNOTATION_KEYS = {"owner", "example.com/ticket", "note"};
+    private static final String[] CONTROL_ANNOTATION_KEYS = {"nightshift.dev/force-in-place-update", "nightshift.dev/rollout-outside-window"};
     private static final String[] TAINT_KEYS = {"dedicated", "nvidia.com/gpu", "example.com/spot", "workload"};
     private static final String[] TAINT_EFFECTS = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
     private static final String[] PROVIDER_KEYS = {"zone", "iops", "throughput", "encrypted", "tags", "subnets", "ratio", "nested", "count"};
@@ -750,7 +755,12 @@ public final class RandomSpecs {
                     return Optional.of(editStringMap(mapAt(pool, "spec", "labels"), LABEL_KEYS, "spec.labels.", r));
                 }
                 case ANNOTATIONS -> {
-                    return Optional.of(editStringMap(mapAt(pool, "metadata", "annotations"), ANNOTATION_KEYS, "metadata.annotations.", r));
+                    return Optional.of(editStringMap(mapAt(pool, "metadata", "annotations"), NODE_ANNOTATION_KEYS,
+                            k -> !k.startsWith("nightshift.dev/"), "", "metadata.annotations.", r));
+                }
+                case CONTROL_ANNOTATIONS -> {
+                    return Optional.of(editStringMap(mapAt(pool, "metadata", "annotations"), CONTROL_ANNOTATION_KEYS,
+                            k -> k.startsWith("nightshift.dev/"), "nightshift.dev/", "metadata.annotations.", r));
                 }
                 case TAINTS -> {
                     List<Object> taints = asList(spec.computeIfAbsent("taints", k -> new ArrayList<>()));
@@ -939,16 +949,22 @@ public final class RandomSpecs {
         }
 
         private Change editStringMap(Map<String, Object> m, String[] keys, String path, Random r) {
-            int choice = m.isEmpty() ? 0 : r.nextInt(3);
+            return editStringMap(m, keys, k -> true, "", path, r);
+        }
+
+        /** Adds, removes or changes one of the keys {@code editable} accepts; a fresh key starts with {@code freshPrefix}. */
+        private Change editStringMap(Map<String, Object> m, String[] keys, java.util.function.Predicate<String> editable,
+                                     String freshPrefix, String path, Random r) {
+            List<String> present = new ArrayList<>(m.keySet().stream().filter(editable).toList());
+            int choice = present.isEmpty() ? 0 : r.nextInt(3);
             if (choice == 0) {
                 String key = other(r, keys, new ArrayList<>(m.keySet()));
                 if (key == null) {
-                    key = freshKey(m, r);
+                    key = freshPrefix + freshKey(m, r);
                 }
                 m.put(key, new Str(pick(r, VALUES)));
                 return new Change(path + key + " added", path + key);
             }
-            List<String> present = new ArrayList<>(m.keySet());
             String key = present.get(r.nextInt(present.size()));
             if (choice == 1) {
                 m.remove(key);

@@ -27,4 +27,12 @@ public record DesiredPool(ResolvedPool spec, StampedHash rollHash, StampedHash k
         labels.put(POOL_LABEL, name());
         return labels;
     }
+
+    /**
+     * The annotations Nightshift maintains on the pool's nodes: the pool's own, without its control
+     * annotations ({@code nightshift.dev/…}), which instruct Nightshift and are never copied.
+     */
+    public Map<String, String> annotations() {
+        return spec.pool().nodeAnnotations();
+    }
 }

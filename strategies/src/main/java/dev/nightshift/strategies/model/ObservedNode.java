@@ -28,6 +28,8 @@ import dev.nightshift.spec.model.Taint;
  * @param createdAt         when the machine was created (for creationTimeout)
  * @param managedLabels     the labels Nightshift set on it (only those are ever changed or removed)
  * @param managedTaints     the spec taints Nightshift set on it
+ * @param managedAnnotations the annotations Nightshift set on it, with their values on the node now
+ *                          (only those are ever changed or removed)
  * @param conditions        the node's status conditions (empty for a machine that never registered)
  */
 public record ObservedNode(
@@ -53,6 +55,7 @@ public record ObservedNode(
         Optional<Instant> createdAt,
         Map<String, String> managedLabels,
         List<Taint> managedTaints,
+        Map<String, String> managedAnnotations,
         List<NodeCondition> conditions) {
 
     public ObservedNode {
@@ -60,6 +63,7 @@ public record ObservedNode(
         blockedEvictions = List.copyOf(blockedEvictions);
         managedLabels = Map.copyOf(managedLabels);
         managedTaints = List.copyOf(managedTaints);
+        managedAnnotations = Map.copyOf(managedAnnotations);
     }
 
     public boolean ready() {
@@ -87,7 +91,7 @@ public record ObservedNode(
     public static ObservedNode ready(String name, String pool, Instant since) {
         return new ObservedNode(name, pool, Optional.empty(), Optional.empty(), true, Optional.of(since), false, false,
                 Optional.empty(), false, List.of(), false, false, false, Optional.empty(), Optional.empty(), false, Optional.empty(), false, Optional.of(since), Map.of(), List.of(),
-                List.of());
+                Map.of(), List.of());
     }
 
     public Builder toBuilder() {
@@ -118,6 +122,7 @@ public record ObservedNode(
         private Optional<Instant> createdAt;
         private Map<String, String> managedLabels;
         private List<Taint> managedTaints;
+        private Map<String, String> managedAnnotations;
         private List<NodeCondition> conditions;
 
         private Builder(ObservedNode n) {
@@ -143,6 +148,7 @@ public record ObservedNode(
             createdAt = n.createdAt;
             managedLabels = n.managedLabels;
             managedTaints = n.managedTaints;
+            managedAnnotations = n.managedAnnotations;
             conditions = n.conditions;
         }
 
@@ -167,13 +173,14 @@ public record ObservedNode(
         public Builder createdAt(Instant v) { createdAt = Optional.ofNullable(v); return this; }
         public Builder managedLabels(Map<String, String> v) { managedLabels = v; return this; }
         public Builder managedTaints(List<Taint> v) { managedTaints = v; return this; }
+        public Builder managedAnnotations(Map<String, String> v) { managedAnnotations = v; return this; }
         public Builder conditions(List<NodeCondition> v) { conditions = v; return this; }
 
         public ObservedNode build() {
             return new ObservedNode(name, pool, rollHash, kubeletHash, registered, readySince, cordoned, updateTainted,
                     drainStartedAt, drained, blockedEvictions, needsUpdate, candidateForUpdate, selectedForUpdate, surgeFor,
                     inPlaceStartedAt, inPlaceFailed, kubeletRestartAt, terminating, createdAt, managedLabels, managedTaints,
-                    conditions);
+                    managedAnnotations, conditions);
         }
     }
 }

@@ -91,10 +91,15 @@ public sealed interface Step {
         }
     }
 
-    /** Set the pool's labels and taints on a node and remove the ones Nightshift set that are gone. */
-    record Propagate(String target, Map<String, String> labels, List<dev.nightshift.spec.model.Taint> taints) implements Step {
+    /**
+     * Set the pool's labels, annotations (control annotations never among them) and taints on a node
+     * and remove the ones Nightshift set that are gone; what others set is never touched.
+     */
+    record Propagate(String target, Map<String, String> labels, Map<String, String> annotations,
+                     List<dev.nightshift.spec.model.Taint> taints) implements Step {
         public Propagate {
             labels = Map.copyOf(labels);
+            annotations = Map.copyOf(annotations);
             taints = List.copyOf(taints);
         }
     }

@@ -98,7 +98,8 @@ public final class Simulator {
                 String name = pool.name() + "-" + i;
                 ObservedNode.Builder b = ObservedNode.ready(name, pool.name(), START).toBuilder()
                         .rollHash(oldRoll).kubeletHash(oldKubelet)
-                        .managedLabels(pool.labels()).managedTaints(pool.spec().pool().taints());
+                        .managedLabels(pool.labels()).managedTaints(pool.spec().pool().taints())
+                        .managedAnnotations(pool.annotations());
                 if (bastion()) {
                     b.registered(false);
                 }
@@ -307,7 +308,8 @@ public final class Simulator {
                 }
             } else if (step instanceof Step.Propagate p) {
                 if (node != null) {
-                    update(node.toBuilder().managedLabels(p.labels()).managedTaints(p.taints()).build());
+                    update(node.toBuilder().managedLabels(p.labels()).managedTaints(p.taints())
+                            .managedAnnotations(p.annotations()).build());
                     record(name, "PROPAGATE");
                 }
             } else if (step instanceof Step.LabelCandidate l) {

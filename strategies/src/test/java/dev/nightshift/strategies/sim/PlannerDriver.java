@@ -75,7 +75,8 @@ final class PlannerDriver {
             String name = pool + "-" + i;
             nodes.put(name, ObservedNode.ready(name, pool, START.minus(Duration.ofHours(1))).toBuilder()
                     .rollHash(old.rollHash()).kubeletHash(old.kubeletHash())
-                    .managedLabels(old.labels()).managedTaints(old.spec().pool().taints()).build());
+                    .managedLabels(old.labels()).managedTaints(old.spec().pool().taints())
+                    .managedAnnotations(old.annotations()).build());
         }
     }
 
@@ -263,7 +264,7 @@ final class PlannerDriver {
                 schedule(Duration.ofSeconds(10), "KUBELET_DONE", name, now, null, r.kubeletHash());
             }
         } else if (step instanceof Step.Propagate p) {
-            put(node.toBuilder().managedLabels(p.labels()).managedTaints(p.taints()).build());
+            put(node.toBuilder().managedLabels(p.labels()).managedTaints(p.taints()).managedAnnotations(p.annotations()).build());
             record(name, "PROPAGATE");
         } else if (step instanceof Step.LabelCandidate) {
             if (!node.candidateForUpdate()) {

@@ -266,7 +266,7 @@ public final class AgentMetrics implements AutoCloseable {
         List<MultiGauge.Row<?>> deadline = new ArrayList<>();
         List<MultiGauge.Row<?>> late = new ArrayList<>();
         List<MultiGauge.Row<?>> blocked = new ArrayList<>();
-        for (PoolReport p : report.plan().pools().values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList()) {
+        for (PoolReport p : report.plan().reports().values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList()) {
             Tags pool = Tags.of("pool", p.pool());
             int[] counts = {p.current(), p.outdated(), p.updating(), p.failed()};
             for (int i = 0; i < NODE_STATES.size(); i++) {

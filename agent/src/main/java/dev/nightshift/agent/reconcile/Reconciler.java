@@ -208,7 +208,7 @@ public final class Reconciler implements AutoCloseable {
 
     private Duration nextWake(Plan plan, Instant now) {
         // Waiting (for a window, a turn, a selection) is not busy: the window scheduler and informers wake us.
-        boolean busy = !plan.steps().isEmpty() || plan.pools().values().stream()
+        boolean busy = !plan.steps().isEmpty() || plan.reports().values().stream()
                 .anyMatch(p -> p.updating() > 0 || p.phase() == dev.nightshift.strategies.plan.PoolPhase.UPDATING
                         || p.phase() == dev.nightshift.strategies.plan.PoolPhase.RESTARTING_KUBELETS);
         Duration resync = busy ? BUSY_RESYNC : IDLE_RESYNC;
@@ -236,15 +236,13 @@ public final class Reconciler implements AutoCloseable {
         ObservedCluster observed = observer.observe(
                 new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()),
                 observer.controlPlaneNodesReady(), pools);
-        Plan plan = guard(planner.plan(desired, observed, now), desired, observed);
+        Plan plan = guard(planner.plan(desired, observed, now), desired);
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
-        plan.pools().forEach((pool, report) -> statuses.put(pool, report.status()));
+        plan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
         Map<String, DesiredPool> byName = new HashMap<>();
         desired.pools().forEach(p -> byName.put(p.name(), p));
-        Map<String, String> poolOf = new HashMap<>();
-        observed.nodes().forEach(n -> poolOf.put(n.name(), n.pool()));
         Optional<Boolean> apiServerAnswered = Optional.empty();
         if (!settings.dryRun()) {
             for (Step step : plan.steps()) {
@@ -280,11 +278,11 @@ public final class Reconciler implements AutoCloseable {
                         continue;
                     }
                 }
-                if (step instanceof Step.DeleteMachine d) {
-                    statuses.computeIfPresent(d.pool(), (k, s) -> s.withLastTermination(now).withValidationStreak(0));
-                } else if ((step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet) && poolOf.containsKey(step.target())) {
+                if (step instanceof Step.DeleteMachine) {
+                    statuses.computeIfPresent(step.pool(), (k, s) -> s.withLastTermination(now).withValidationStreak(0));
+                } else if (step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet) {
                     // A batch starts: the next one waits for fresh validations, as after a replacement.
-                    statuses.computeIfPresent(poolOf.get(step.target()), (k, s) -> s.withValidationStreak(0));
+                    statuses.computeIfPresent(step.pool(), (k, s) -> s.withValidationStreak(0));
                 }
                 executor.execute(step).ifPresent(o -> {
                     outcomes.add(o);
@@ -312,8 +310,8 @@ public final class Reconciler implements AutoCloseable {
      * in memory, so after a restart it counts from then: late, never early.
      */
     private Map<String, Integer> overdue(Plan plan, Instant now) {
-        outdatedSince.keySet().retainAll(plan.pools().keySet());
-        plan.pools().forEach((pool, report) -> {
+        outdatedSince.keySet().retainAll(plan.reports().keySet());
+        plan.reports().forEach((pool, report) -> {
             if (report.outdated() == 0) {
                 outdatedSince.remove(pool);
             } else {
@@ -325,7 +323,7 @@ public final class Reconciler implements AutoCloseable {
         }
         Optional<Instant> lastClose = calendar.lastClose(now);
         Map<String, Integer> overdue = new HashMap<>();
-        plan.pools().forEach((pool, report) -> overdue.put(pool,
+        plan.reports().forEach((pool, report) -> overdue.put(pool,
                 lastClose.isPresent() && outdatedSince.containsKey(pool) && outdatedSince.get(pool).isBefore(lastClose.get())
                         ? report.outdated() : 0));
         return overdue;
@@ -335,7 +333,7 @@ public final class Reconciler implements AutoCloseable {
      * Never rolls nodes to a Kubernetes minor newer than the API server's own (kubelets may not be
      * newer than the control plane): such a pool's steps are dropped and the reason reported.
      */
-    private Plan guard(Plan plan, DesiredCluster desired, ObservedCluster observed) {
+    private Plan guard(Plan plan, DesiredCluster desired) {
         if (settings.apiServerVersion().isEmpty()) {
             guarded = List.of();
             return plan;
@@ -352,19 +350,7 @@ public final class Reconciler implements AutoCloseable {
             }
         });
         guarded = List.copyOf(reasons);
-        if (held.isEmpty()) {
-            return plan;
-        }
-        Map<String, String> poolOf = new HashMap<>();
-        observed.nodes().forEach(n -> poolOf.put(n.name(), n.pool()));
-        List<Step> steps = plan.steps().stream().filter(step -> {
-            String pool = step instanceof Step.CreateMachine c ? c.pool()
-                    : step instanceof Step.DeleteMachine d ? d.pool()
-                    : step instanceof Step.Validate v ? v.target()
-                    : poolOf.get(step.target());
-            return !held.contains(pool);
-        }).toList();
-        return new Plan(steps, plan.pools(), plan.wakeAt());
+        return plan.withoutStepsIn(held);
     }
 
     /**

@@ -86,7 +86,7 @@ class NodeUpdateTrackerTest {
     @Test
     void anInPlaceStartRepeatedCountsOneDrainAndTheNodesNextDrainCountsAgain() {
         ObservedNode draining = drainedOutdated("web-1");
-        Step.UpdateInPlace update = new Step.UpdateInPlace("web-1", web.rollHash(), web.kubeletHash());
+        Step.UpdateInPlace update = new Step.UpdateInPlace("web-1", "web", web.rollHash(), web.kubeletHash());
 
         assertThat(tracker.track(DESIRED, observed(draining), List.of(update), T0.plusSeconds(30)).drains()).hasSize(1);
         assertThat(tracker.track(DESIRED, observed(draining), List.of(update), T0.plusSeconds(32)).drains()).isEmpty();

@@ -160,7 +160,7 @@ public final class Simulator {
         private void settle() {
             for (int i = 0; i < MAX_PLANS_PER_INSTANT; i++) {
                 lastPlan = planner.plan(desired, observed(), now);
-                PoolReport report = lastPlan.pools().get(pool.name());
+                PoolReport report = lastPlan.report(pool.name());
                 Map<String, ObservedNode> before = new TreeMap<>(nodes);
                 PoolStatus statusBefore = status;
                 status = report.status();
@@ -202,7 +202,7 @@ public final class Simulator {
         }
 
         private String stuckReason() {
-            PoolReport r = lastPlan.pools().get(pool.name());
+            PoolReport r = lastPlan.report(pool.name());
             StringBuilder b = new StringBuilder("pool " + r.pool() + " is " + r.phase() + " with " + r.outdated()
                     + " outdated node(s)");
             if (r.failed() > 0) {
@@ -248,8 +248,8 @@ public final class Simulator {
             } else if (step instanceof Step.Repair r) {
                 if (node != null && !node.draining()) {
                     record(name, "REPAIR");
-                    apply(new Step.Cordon(name));
-                    apply(new Step.Drain(name));
+                    apply(new Step.Cordon(name, r.pool()));
+                    apply(new Step.Drain(name, r.pool()));
                 }
             } else if (step instanceof Step.Drain d) {
                 if (node != null && !node.draining()) {

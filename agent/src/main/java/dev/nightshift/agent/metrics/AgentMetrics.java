@@ -278,8 +278,7 @@ public final class AgentMetrics implements AutoCloseable {
             for (PoolPhase ph : PoolPhase.values()) {
                 phases.add(MultiGauge.Row.of(pool.and("phase", label(ph)), ph == p.phase() ? 1 : 0));
             }
-            boolean moving = p.updating() > 0 || p.phase() == PoolPhase.UPDATING || p.phase() == PoolPhase.RESTARTING_KUBELETS;
-            inProgress.add(MultiGauge.Row.of(pool, moving ? 1 : 0));
+            inProgress.add(MultiGauge.Row.of(pool, p.rolloutInProgress() ? 1 : 0));
             ratio.add(MultiGauge.Row.of(pool, p.progress()));
             deadline.add(MultiGauge.Row.of(pool, p.progressing() ? 0 : 1));
             late.add(MultiGauge.Row.of(pool, report.overdue().getOrDefault(p.pool(), 0)));

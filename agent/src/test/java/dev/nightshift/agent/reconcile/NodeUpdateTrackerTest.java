@@ -98,4 +98,20 @@ class NodeUpdateTrackerTest {
         assertThat(tracker.track(DESIRED, observed(drainedAgain), List.of(update), T0.plusSeconds(640)).drains())
                 .extracting(FinishedDrain::took).containsExactly(Duration.ofSeconds(40));
     }
+
+    /**
+     * "Outdated" is the planner's: a stamp of a hash version this agent does not know is outdated
+     * even when its value equals the desired hash's (the tracker used to compare values only, and
+     * counted no roll for the node the planner replaced).
+     */
+    @Test
+    void theDeletionOfANodeStampedWithAnUnknownHashVersionCountsAsARoll() {
+        StampedHash unknownVersion = new StampedHash(web.rollHash().version() + 1, web.rollHash().value());
+        ObservedNode node = drainedOutdated("web-1").toBuilder().rollHash(unknownVersion).build();
+
+        NodeUpdateTracker.Finished finished = tracker.track(DESIRED, observed(node), List.of(delete("web-1")), T0.plusSeconds(60));
+
+        assertThat(finished.updates()).extracting(NodeUpdate::node, NodeUpdate::kind, NodeUpdate::succeeded)
+                .containsExactly(tuple("web-1", NodeUpdate.Kind.ROLL, true));
+    }
 }

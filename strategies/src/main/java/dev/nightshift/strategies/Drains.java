@@ -16,8 +16,8 @@ final class Drains {
     }
 
     static void start(ObservedNode node, PlanSink sink) {
-        sink.add(new Step.Cordon(node.name()));
-        sink.add(new Step.Drain(node.name()));
+        sink.add(new Step.Cordon(node.name(), sink.pool));
+        sink.add(new Step.Drain(node.name(), sink.pool));
     }
 
     /**
@@ -36,12 +36,12 @@ final class Drains {
             return true;
         }
         if (!node.cordoned()) {
-            sink.add(new Step.Cordon(node.name()));
+            sink.add(new Step.Cordon(node.name(), sink.pool));
         }
-        sink.add(new Step.Drain(node.name()));
+        sink.add(new Step.Drain(node.name(), sink.pool));
         for (BlockedEviction blocked : node.blockedEvictions()) {
             if (force && blocked.attempts() >= mcm.maxEvictRetries()) {
-                sink.add(new Step.ForceDeletePod(node.name(), blocked.pod()));
+                sink.add(new Step.ForceDeletePod(node.name(), sink.pool, blocked.pod()));
             } else {
                 sink.blockedDrains.add(new BlockedDrain(node.name(), blocked));
             }

@@ -27,7 +27,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
                     sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), false,
                             view.desired().rollHash(), view.desired().kubeletHash()));
                 } else {
-                    sink.add(new Step.UpdateInPlace(node.name(), view.desired().rollHash(), view.desired().kubeletHash()));
+                    sink.add(new Step.UpdateInPlace(node.name(), sink.pool, view.desired().rollHash(), view.desired().kubeletHash()));
                 }
             }
         }
@@ -36,12 +36,12 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
 
     private static void continueUpdate(PoolView view, ObservedNode node, PlanSink sink) {
         if (view.current(node) && node.rollHash().isPresent() && node.ready()) {
-            sink.add(new Step.Uncordon(node.name()));
+            sink.add(new Step.Uncordon(node.name(), sink.pool));
             return;
         }
         if (node.ready() && !node.inPlaceFailed() && view.outdated(node)) {
             // The update finished, but at a target that has since changed: still drained, update again.
-            sink.add(new Step.UpdateInPlace(node.name(), view.desired().rollHash(), view.desired().kubeletHash()));
+            sink.add(new Step.UpdateInPlace(node.name(), sink.pool, view.desired().rollHash(), view.desired().kubeletHash()));
             return;
         }
         boolean timedOut = node.inPlaceStartedAt()
@@ -65,7 +65,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         if (manual) {
             for (ObservedNode n : eligible) {
                 if (!n.candidateForUpdate()) {
-                    sink.add(new Step.LabelCandidate(n.name()));
+                    sink.add(new Step.LabelCandidate(n.name(), sink.pool));
                 }
                 if (!n.selectedForUpdate()) {
                     sink.awaitingSelection.add(n.name());

@@ -25,10 +25,10 @@ final class KubeletRestarts {
                     pending++;
                     Instant asked = node.kubeletRestartAt().get();
                     if (!unansweredUntil(view, asked).isAfter(view.now())) {
-                        sink.add(new Step.RestartKubelet(node.name(), view.desired().kubeletHash(), Optional.of(asked)));
+                        sink.add(new Step.RestartKubelet(node.name(), sink.pool, view.desired().kubeletHash(), Optional.of(asked)));
                     }
                 } else {
-                    sink.add(new Step.Uncordon(node.name()));
+                    sink.add(new Step.Uncordon(node.name(), sink.pool));
                 }
             }
         }
@@ -39,7 +39,7 @@ final class KubeletRestarts {
             }
             if (node.registered() && node.kubeletRestartAt().isEmpty() && view.kubeletOutdated(node) && !view.failed(node)
                     && gate.allows(node)) {
-                sink.add(new Step.RestartKubelet(node.name(), view.desired().kubeletHash()));
+                sink.add(new Step.RestartKubelet(node.name(), sink.pool, view.desired().kubeletHash()));
                 room--;
             }
         }

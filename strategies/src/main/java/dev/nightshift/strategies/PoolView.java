@@ -11,9 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import dev.nightshift.spec.hash.HashScheme;
 import dev.nightshift.spec.hash.StampMatch;
-import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -32,6 +30,7 @@ final class PoolView {
     private final Set<String> names;
     private final Map<String, ObservedNode> surgeByPartner;
     private final int count;
+    private final PoolLimits limits;
     /** Nodes unhealthy now, judged by {@link Repairs#judge}, by name. */
     private final Map<String, NodeHealth> unhealthy;
     private final Set<String> failed;
@@ -47,6 +46,7 @@ final class PoolView {
             n.surgeFor().ifPresent(partner -> surgeByPartner.putIfAbsent(partner, n));
         }
         this.count = (int) nodes.stream().filter(n -> !hasLivePartner(n)).count();
+        this.limits = PoolLimits.of(desired.spec(), count);
         this.unhealthy = new LinkedHashMap<>();
         for (ObservedNode n : nodes) {
             Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
@@ -116,14 +116,17 @@ final class PoolView {
         return Optional.ofNullable(surgeByPartner.get(old.name()));
     }
 
-    int maxSurge() {
-        return desired.spec().maxSurge().resolve(count(), true);
+    /** The pool's limits resolved against {@link #count()}. */
+    PoolLimits limits() {
+        return limits;
     }
 
-    /** With both limits 0 after rounding, one node may be unavailable (the Deployment rule). */
+    int maxSurge() {
+        return limits.maxSurge();
+    }
+
     int maxUnavailable() {
-        int u = desired.spec().maxUnavailable().resolve(count(), false);
-        return (u == 0 && maxSurge() == 0) ? 1 : u;
+        return limits.maxUnavailable();
     }
 
     Duration minReady() {
@@ -154,22 +157,14 @@ final class PoolView {
         return (int) nodes.stream().filter(this::available).count();
     }
 
-    /** Not at the desired roll hash, or marked needs-update. An unstamped node is adopted, not outdated. */
+    /** Not at the desired roll hash, or marked needs-update: {@link DesiredPool#outdated}. */
     boolean outdated(ObservedNode n) {
-        return n.needsUpdate() || hashOutdated(n);
+        return desired.outdated(n);
     }
 
-    /** Stamped with a roll hash that is not the desired one: a spec change, not a needs-update mark. */
+    /** Stamped with a roll hash that is not the desired one: {@link DesiredPool#hashOutdated}. */
     boolean hashOutdated(ObservedNode n) {
-        return n.rollHash().map(h -> match(HashScheme.ROLL, h, desired.rollHash()) == StampMatch.OUTDATED).orElse(false);
-    }
-
-    /** Compares with the desired hash computed once; only a stamp of another version needs the scheme. */
-    private StampMatch match(HashScheme scheme, StampedHash stamp, StampedHash wanted) {
-        if (stamp.version() == wanted.version()) {
-            return stamp.value().equals(wanted.value()) ? StampMatch.CURRENT : StampMatch.OUTDATED;
-        }
-        return scheme.match(stamp, desired.spec());
+        return desired.hashOutdated(n);
     }
 
     boolean needsStamp(ObservedNode n) {
@@ -181,8 +176,8 @@ final class PoolView {
         if (bastion() && kubeletOutdated(n)) {
             return true;
         }
-        return match(HashScheme.ROLL, n.rollHash().get(), desired.rollHash()) == StampMatch.RESTAMP
-                || n.kubeletHash().filter(k -> match(HashScheme.KUBELET, k, desired.kubeletHash()) == StampMatch.RESTAMP).isPresent();
+        return desired.rollMatch(n.rollHash().get()) == StampMatch.RESTAMP
+                || n.kubeletHash().filter(k -> desired.kubeletMatch(k) == StampMatch.RESTAMP).isPresent();
     }
 
     /** Runs the desired roll hash (or has no hash yet and is being adopted). */
@@ -191,8 +186,7 @@ final class PoolView {
     }
 
     boolean kubeletOutdated(ObservedNode n) {
-        return current(n) && n.kubeletHash()
-                .map(h -> match(HashScheme.KUBELET, h, desired.kubeletHash()) == StampMatch.OUTDATED).orElse(false);
+        return desired.kubeletOutdated(n);
     }
 
     /** The outdated nodes the update strategy handles: failed ones are repaired instead. */

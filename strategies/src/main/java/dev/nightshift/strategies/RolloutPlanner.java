@@ -3,7 +3,6 @@ package dev.nightshift.strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +18,7 @@ import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.PendingAction;
 import dev.nightshift.strategies.plan.Plan;
 import dev.nightshift.strategies.plan.PoolPhase;
+import dev.nightshift.strategies.plan.PoolPlan;
 import dev.nightshift.strategies.plan.PoolReport;
 import dev.nightshift.strategies.plan.Step;
 
@@ -38,14 +38,13 @@ public final class RolloutPlanner {
     static final Duration WAIT_REFRESH = Duration.ofMinutes(1);
 
     public Plan plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
-        List<Step> steps = new ArrayList<>();
-        Map<String, PoolReport> reports = new LinkedHashMap<>();
+        List<PoolPlan> pools = new ArrayList<>();
         List<Instant> wakeTimes = new ArrayList<>();
         boolean turnTaken = false;
         for (DesiredPool pool : desired.pools()) {
             PoolView view = new PoolView(pool, observed.nodesOf(pool.name()), now);
             PoolStatus status = observed.status(pool.name());
-            PlanSink sink = new PlanSink();
+            PlanSink sink = new PlanSink(pool.name());
             List<String> adopted = stampAndPropagate(view, sink);
 
             boolean rollWork = view.nodes().stream().anyMatch(view::outdated);
@@ -91,12 +90,11 @@ public final class RolloutPlanner {
                 turnTaken = true;
             }
             PoolReport report = report(view, status, sink, phase, adopted, now, wakeTimes);
-            reports.put(pool.name(), report);
-            steps.addAll(sink.steps);
+            pools.add(new PoolPlan(pool.name(), sink.steps, report));
             wakeTimes.addAll(timers(view));
         }
         Optional<Instant> wakeAt = wakeTimes.stream().filter(t -> t.isAfter(now)).min(Instant::compareTo);
-        return new Plan(steps, reports, wakeAt);
+        return new Plan(pools, wakeAt);
     }
 
     private static NodeUpdatePlanner planner(PoolView view) {
@@ -149,7 +147,7 @@ public final class RolloutPlanner {
                 if (adopt) {
                     adopted.add(node.name());
                 }
-                sink.add(new Step.Stamp(node.name(), pool.rollHash(), pool.kubeletHash(), adopt));
+                sink.add(new Step.Stamp(node.name(), sink.pool, pool.rollHash(), pool.kubeletHash(), adopt));
             }
             if (node.registered() && !view.bastion()) {
                 Map<String, String> labels = pool.labels();
@@ -157,7 +155,7 @@ public final class RolloutPlanner {
                 List<Taint> taints = view.spec().taints();
                 if (!labels.equals(node.managedLabels()) || !annotations.equals(node.managedAnnotations())
                         || !taints.equals(node.managedTaints())) {
-                    sink.add(new Step.Propagate(node.name(), labels, annotations, taints));
+                    sink.add(new Step.Propagate(node.name(), sink.pool, labels, annotations, taints));
                 }
             }
         }
@@ -188,7 +186,7 @@ public final class RolloutPlanner {
         for (ObservedNode node : view.nodes()) {
             if (view.current(node) && node.draining() && !node.updatingInPlace() && node.rollHash().isPresent()
                     && !view.failed(node)) {
-                sink.add(new Step.Uncordon(node.name()));
+                sink.add(new Step.Uncordon(node.name(), sink.pool));
             }
         }
     }
@@ -207,9 +205,9 @@ public final class RolloutPlanner {
             }
             boolean wanted = view.outdated(node) && !view.failed(node) && selected.allows(node);
             if (wanted && !node.updateTainted()) {
-                sink.steps.add(0, new Step.Taint(node.name()));
+                sink.steps.add(0, new Step.Taint(node.name(), sink.pool));
             } else if (!wanted && node.updateTainted() && !(view.outdated(node) && PoolView.inFlight(node))) {
-                sink.add(new Step.Untaint(node.name()));
+                sink.add(new Step.Untaint(node.name(), sink.pool));
             }
         }
     }

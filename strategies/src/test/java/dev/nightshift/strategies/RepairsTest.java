@@ -87,7 +87,7 @@ class RepairsTest {
             assertThat(r.condition()).isEqualTo("DiskPressure");
             assertThat(r.since()).isEqualTo(LONG_AGO);
         });
-        PoolReport report = plan.pools().get("web");
+        PoolReport report = plan.report("web");
         assertThat(report.failedNodes()).containsExactly(new NodeHealth("web-2", "DiskPressure", LONG_AGO));
         assertThat(report.failed()).isEqualTo(1);
     }
@@ -101,8 +101,8 @@ class RepairsTest {
         Plan plan = plan(ROLLING, nodes);
 
         assertThat(repairs(plan)).isEmpty();
-        assertThat(plan.pools().get("web").unhealthyNodes()).containsExactly(new NodeHealth("web-1", "DiskPressure", since));
-        assertThat(plan.pools().get("web").failed()).isZero();
+        assertThat(plan.report("web").unhealthyNodes()).containsExactly(new NodeHealth("web-1", "DiskPressure", since));
+        assertThat(plan.report("web").failed()).isZero();
         assertThat(plan.wakeAt()).contains(since.plus(Duration.ofMinutes(10)));
     }
 
@@ -125,7 +125,7 @@ class RepairsTest {
         Plan plan = plan(ROLLING, nodes);
 
         assertThat(repairs(plan)).isEmpty();
-        assertThat(plan.pools().get("web").unhealthyNodes()).isEmpty();
+        assertThat(plan.report("web").unhealthyNodes()).isEmpty();
     }
 
     @Test
@@ -151,8 +151,8 @@ class RepairsTest {
         Plan plan = plan(disabled, nodes);
 
         assertThat(repairs(plan)).isEmpty();
-        assertThat(plan.pools().get("web").failedNodes()).isEmpty();
-        assertThat(plan.pools().get("web").unhealthyNodes()).extracting(NodeHealth::node).containsExactly("web-2");
+        assertThat(plan.report("web").failedNodes()).isEmpty();
+        assertThat(plan.report("web").unhealthyNodes()).extracting(NodeHealth::node).containsExactly("web-2");
     }
 
     @Test
@@ -164,7 +164,7 @@ class RepairsTest {
         Plan plan = plan(inPlace, nodes);
 
         assertThat(repairs(plan)).isEmpty();
-        assertThat(plan.pools().get("gpu").unhealthyNodes()).extracting(NodeHealth::node).containsExactly("gpu-1");
+        assertThat(plan.report("gpu").unhealthyNodes()).extracting(NodeHealth::node).containsExactly("gpu-1");
     }
 
     @Test
@@ -187,7 +187,7 @@ class RepairsTest {
         Plan plan = plan(ROLLING, nodes);
 
         assertThat(repairs(plan)).isEmpty();
-        assertThat(plan.pools().get("web").failedNodes()).hasSize(3);
+        assertThat(plan.report("web").failedNodes()).hasSize(3);
     }
 
     @Test
@@ -278,7 +278,7 @@ class RepairsTest {
         Plan plan = planner.plan(two, new ObservedCluster(nodes, true, MaintenanceState.OPEN,
                 Map.of("a", validated(), "b", PoolStatus.NEW)), T0);
 
-        assertThat(plan.pools().get("b").phase()).isEqualTo(dev.nightshift.strategies.plan.PoolPhase.CURRENT);
+        assertThat(plan.report("b").phase()).isEqualTo(dev.nightshift.strategies.plan.PoolPhase.CURRENT);
         assertThat(repairs(plan)).extracting(Step::target).containsExactly("b-2");
     }
 
@@ -293,7 +293,7 @@ class RepairsTest {
         Plan plan = plan(inPlace, nodes);
 
         assertThat(repairs(plan)).isEmpty();
-        assertThat(plan.pools().get("gpu").unhealthyNodes()).isEmpty();
+        assertThat(plan.report("gpu").unhealthyNodes()).isEmpty();
     }
 
     @Test
@@ -304,7 +304,7 @@ class RepairsTest {
         Plan plan = plan(ROLLING, nodes);
 
         assertThat(repairs(plan)).isEmpty();
-        assertThat(plan.pools().get("web").unhealthyNodes()).isEmpty();
+        assertThat(plan.report("web").unhealthyNodes()).isEmpty();
     }
 
     @Test
@@ -318,7 +318,7 @@ class RepairsTest {
         Plan plan = plan(quick, nodes);
 
         assertThat(repairs(plan)).isEmpty();
-        assertThat(plan.pools().get("web").unhealthyNodes()).isEmpty();
+        assertThat(plan.report("web").unhealthyNodes()).isEmpty();
     }
 
     @Test

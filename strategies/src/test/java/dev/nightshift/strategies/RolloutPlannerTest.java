@@ -52,7 +52,7 @@ class RolloutPlannerTest {
                 Step.CreateMachine.class, Step.DeleteMachine.class, Step.Taint.class);
         assertThat(of(plan, Step.Stamp.class)).singleElement()
                 .satisfies(s -> assertThat(((Step.Stamp) s).adopted()).isTrue());
-        assertThat(plan.pools().get("web").adopted()).containsExactly("web-1");
+        assertThat(plan.report("web").adopted()).containsExactly("web-1");
     }
 
     @Test
@@ -60,8 +60,8 @@ class RolloutPlannerTest {
         Plan plan = plan(ROLLING, List.of(current(ROLLING, "web", "web-1"), current(ROLLING, "web", "web-2")), Map.of());
 
         assertThat(plan.steps()).isEmpty();
-        assertThat(plan.pools().get("web").phase()).isEqualTo(PoolPhase.CURRENT);
-        assertThat(plan.pools().get("web").progress()).isEqualTo(1.0);
+        assertThat(plan.report("web").phase()).isEqualTo(PoolPhase.CURRENT);
+        assertThat(plan.report("web").progress()).isEqualTo(1.0);
     }
 
     @Test
@@ -241,7 +241,7 @@ class RolloutPlannerTest {
         Plan plan = planner.plan(ROLLING, observed(List.of(outdated(ROLLING, "web", "web-1")), MaintenanceState.CLOSED,
                 Map.of("web", validated())), T0);
 
-        assertThat(plan.pools().get("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_WINDOW);
+        assertThat(plan.report("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_WINDOW);
         assertThat(plan.steps()).isEmpty();
     }
 
@@ -253,7 +253,7 @@ class RolloutPlannerTest {
         Plan plan = planner.plan(ROLLING, observed(List.of(marked), specOnly, Map.of("web", validated())), T0);
 
         assertThat(of(plan, Step.CreateMachine.class)).isEmpty();
-        assertThat(plan.pools().get("web").outdated()).isEqualTo(1);
+        assertThat(plan.report("web").outdated()).isEqualTo(1);
     }
 
     @Test
@@ -288,9 +288,9 @@ class RolloutPlannerTest {
 
         Plan plan = plan(three, nodes, status);
 
-        assertThat(plan.pools().get("jump").phase()).isEqualTo(PoolPhase.UPDATING);
-        assertThat(plan.pools().get("a-web").phase()).isEqualTo(PoolPhase.WAITING_FOR_TURN);
-        assertThat(plan.pools().get("b-web").phase()).isEqualTo(PoolPhase.WAITING_FOR_TURN);
+        assertThat(plan.report("jump").phase()).isEqualTo(PoolPhase.UPDATING);
+        assertThat(plan.report("a-web").phase()).isEqualTo(PoolPhase.WAITING_FOR_TURN);
+        assertThat(plan.report("b-web").phase()).isEqualTo(PoolPhase.WAITING_FOR_TURN);
         assertThat(plan.steps()).extracting(Step::target).allMatch(t -> t.startsWith("jump"));
     }
 
@@ -312,11 +312,11 @@ class RolloutPlannerTest {
 
         Plan plan = plan(bastion, List.of(machine), Map.of("jump", validated()));
 
-        assertThat(plan.steps()).containsExactly(new Step.Stamp("jump-1", jump.rollHash(), jump.kubeletHash(), false));
+        assertThat(plan.steps()).containsExactly(new Step.Stamp("jump-1", "jump", jump.rollHash(), jump.kubeletHash(), false));
         Plan afterwards = plan(bastion, List.of(machine.toBuilder().kubeletHash(jump.kubeletHash()).build()), Map.of("jump", validated()));
         assertThat(afterwards.steps()).isEmpty();
-        assertThat(afterwards.pools().get("jump").outdated()).isZero();
-        assertThat(afterwards.pools().get("jump").phase()).isEqualTo(PoolPhase.CURRENT);
+        assertThat(afterwards.report("jump").outdated()).isZero();
+        assertThat(afterwards.report("jump").phase()).isEqualTo(PoolPhase.CURRENT);
     }
 
     @Test
@@ -326,7 +326,7 @@ class RolloutPlannerTest {
         Plan plan = plan(reportOnly, List.of(outdated(reportOnly, "web", "web-1")), Map.of("web", validated()));
 
         assertThat(plan.steps()).extracting(Step::getClass).containsExactly(Step.Taint.class);
-        assertThat(plan.pools().get("web").phase()).isEqualTo(PoolPhase.REPORT_ONLY);
+        assertThat(plan.report("web").phase()).isEqualTo(PoolPhase.REPORT_ONLY);
     }
 
     @Test
@@ -344,7 +344,7 @@ class RolloutPlannerTest {
         Plan plan = plan(ROLLING, List.of(notReady, outdated(ROLLING, "web", "web-1")), Map.of("web", validated()));
 
         assertThat(of(plan, Step.CreateMachine.class)).isEmpty();
-        assertThat(plan.pools().get("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_VALIDATION);
+        assertThat(plan.report("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_VALIDATION);
     }
 
     @Test
@@ -352,7 +352,7 @@ class RolloutPlannerTest {
         Plan plan = plan(ROLLING, List.of(outdated(ROLLING, "web", "web-1")), Map.of("web", validated().withPaused(true)));
 
         assertThat(of(plan, Step.CreateMachine.class)).isEmpty();
-        assertThat(plan.pools().get("web").phase()).isEqualTo(PoolPhase.PAUSED);
+        assertThat(plan.report("web").phase()).isEqualTo(PoolPhase.PAUSED);
     }
 
     @Test
@@ -389,7 +389,7 @@ class RolloutPlannerTest {
 
         assertThat(of(plan, Step.ForceDeletePod.class)).isEmpty();
         assertThat(of(plan, Step.DeleteMachine.class)).as("drainTimeout never deletes with Wait").isEmpty();
-        assertThat(plan.pools().get("web").blockedDrains()).singleElement()
+        assertThat(plan.report("web").blockedDrains()).singleElement()
                 .satisfies(b -> assertThat(b.eviction().disruptionBudget()).isEqualTo("db-pdb"));
     }
 
@@ -426,8 +426,8 @@ class RolloutPlannerTest {
 
         assertThat(of(plan, Step.RestartKubelet.class)).hasSize(2);
         assertThat(plan.steps()).extracting(Step::getClass).doesNotContain(Step.Cordon.class, Step.Drain.class);
-        assertThat(plan.pools().get("web").phase()).isEqualTo(PoolPhase.RESTARTING_KUBELETS);
-        assertThat(plan.pools().get("web").pendingAction()).isEqualTo(PendingAction.KUBELET_RESTART);
+        assertThat(plan.report("web").phase()).isEqualTo(PoolPhase.RESTARTING_KUBELETS);
+        assertThat(plan.report("web").pendingAction()).isEqualTo(PendingAction.KUBELET_RESTART);
     }
 
     @Test
@@ -448,7 +448,7 @@ class RolloutPlannerTest {
         assertThat(of(stillWaiting, Step.RestartKubelet.class)).as("the one restart allowed is pending").isEmpty();
         assertThat(stillWaiting.wakeAt()).contains(askedRecently.plus(Duration.ofMinutes(10)));
         assertThat(of(askAgain, Step.RestartKubelet.class)).singleElement()
-                .isEqualTo(new Step.RestartKubelet("web-1", kubelet.pools().get(0).kubeletHash(), Optional.of(askedLongAgo)));
+                .isEqualTo(new Step.RestartKubelet("web-1", "web", kubelet.pools().get(0).kubeletHash(), Optional.of(askedLongAgo)));
     }
 
     @Test
@@ -460,10 +460,10 @@ class RolloutPlannerTest {
         Plan updating = planner.plan(inPlace, observed(List.of(outdated(inPlace, "gpu", "gpu-1")), closed, Map.of()), T0);
         Plan done = plan(ROLLING, List.of(current(ROLLING, "web", "web-1")), Map.of());
 
-        assertThat(rolling.pools().get("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_WINDOW);
-        assertThat(rolling.pools().get("web").pendingAction()).isEqualTo(PendingAction.ROLL);
-        assertThat(updating.pools().get("gpu").pendingAction()).isEqualTo(PendingAction.IN_PLACE);
-        assertThat(done.pools().get("web").pendingAction()).isEqualTo(PendingAction.NONE);
+        assertThat(rolling.report("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_WINDOW);
+        assertThat(rolling.report("web").pendingAction()).isEqualTo(PendingAction.ROLL);
+        assertThat(updating.report("gpu").pendingAction()).isEqualTo(PendingAction.IN_PLACE);
+        assertThat(done.report("web").pendingAction()).isEqualTo(PendingAction.NONE);
     }
 
     @Test
@@ -476,7 +476,7 @@ class RolloutPlannerTest {
 
         assertThat(of(plan, Step.DeleteMachine.class)).singleElement()
                 .satisfies(s -> assertThat(((Step.DeleteMachine) s).replace()).isTrue());
-        assertThat(plan.pools().get("web").failed()).isEqualTo(1);
+        assertThat(plan.report("web").failed()).isEqualTo(1);
     }
 
     @Test
@@ -488,8 +488,8 @@ class RolloutPlannerTest {
 
         Plan plan = plan(deadline, List.of(draining), Map.of("web", status));
 
-        assertThat(plan.pools().get("web").progressing()).isFalse();
-        assertThat(plan.pools().get("web").progressReason()).isEqualTo("ProgressDeadlineExceeded");
+        assertThat(plan.report("web").progressing()).isFalse();
+        assertThat(plan.report("web").progressReason()).isEqualTo("ProgressDeadlineExceeded");
     }
 
     @Test
@@ -501,8 +501,8 @@ class RolloutPlannerTest {
         Plan plan = plan(deadline, List.of(current(deadline, "web", "web-0"), outdated(deadline, "web", "web-1")),
                 Map.of("web", twoOutdatedBefore));
 
-        assertThat(plan.pools().get("web").progressing()).isTrue();
-        assertThat(plan.pools().get("web").status().lastProgressAt()).contains(T0);
+        assertThat(plan.report("web").progressing()).isTrue();
+        assertThat(plan.report("web").status().lastProgressAt()).contains(T0);
     }
 
     @Test
@@ -515,7 +515,7 @@ class RolloutPlannerTest {
 
         assertThat(of(plan, Step.LabelCandidate.class)).extracting(Step::target).containsExactly("gpu-1");
         assertThat(of(plan, Step.Drain.class)).extracting(Step::target).containsExactly("gpu-2");
-        assertThat(plan.pools().get("gpu").awaitingSelection()).containsExactly("gpu-1");
+        assertThat(plan.report("gpu").awaitingSelection()).containsExactly("gpu-1");
     }
 
     @Test
@@ -527,7 +527,7 @@ class RolloutPlannerTest {
         Plan plan = plan(inPlace, List.of(stuck), Map.of("gpu", validated()));
 
         assertThat(of(plan, Step.Uncordon.class)).isEmpty();
-        assertThat(plan.pools().get("gpu").phase()).isEqualTo(PoolPhase.FAILED);
+        assertThat(plan.report("gpu").phase()).isEqualTo(PoolPhase.FAILED);
     }
 
     @Test

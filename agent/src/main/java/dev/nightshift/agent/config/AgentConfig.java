@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 import dev.nightshift.agent.git.GitSourceConfig;
+import dev.nightshift.strategies.ValidationStreak;
 
 /**
  * How the agent runs: where the specs live, which cluster it manages, its HTTP port. Secrets are
@@ -108,7 +109,7 @@ public record AgentConfig(
      */
     public record Validation(int consecutive, Duration interval) {
 
-        public static final Validation DEFAULT = new Validation(1, Duration.ofSeconds(10));
+        public static final Validation DEFAULT = new Validation(1, ValidationStreak.DEFAULT_INTERVAL);
 
         public Validation {
             if (consecutive < 1) {

@@ -185,7 +185,7 @@ public final class Demo implements AutoCloseable {
         if (r == null || r.plan() == null || !commit.equals(r.revision())) {
             return false;
         }
-        return r.plan().pools().values().stream().allMatch(p -> p.phase() == PoolPhase.CURRENT && p.outdated() == 0);
+        return r.plan().reports().values().stream().allMatch(p -> p.phase() == PoolPhase.CURRENT && p.outdated() == 0);
     }
 
     /** What the agent reported failing, and {@code commit} itself when it is invalid (the agent never acts on it). */
@@ -224,7 +224,7 @@ public final class Demo implements AutoCloseable {
             console.line("FAILED: " + what + " within " + options.timeout().toSeconds() + "s (--timeout)");
         }
         if (r != null && r.plan() != null) {
-            for (PoolReport p : r.plan().pools().values()) {
+            for (PoolReport p : r.plan().reports().values()) {
                 console.line("  " + p.pool() + ": " + p.phase() + ", " + p.outdated() + " outdated, " + p.failed() + " failed");
             }
         }

@@ -36,7 +36,7 @@ public final class DemoConsole implements Consumer<ReconcileReport> {
         if (report.plan() == null) {
             return;
         }
-        for (PoolReport p : new TreeMap<>(report.plan().pools()).values()) {
+        for (PoolReport p : new TreeMap<>(report.plan().reports()).values()) {
             String bar = bar(p);
             if (!bar.equals(lastBars.put(p.pool(), bar))) {
                 out.println("           " + bar);

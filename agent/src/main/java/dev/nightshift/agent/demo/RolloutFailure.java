@@ -56,7 +56,7 @@ record RolloutFailure(Reason reason, String pool, String detail) {
             }
         }
         if (report.plan() != null) {
-            for (PoolReport p : new TreeMap<>(report.plan().pools()).values()) {
+            for (PoolReport p : new TreeMap<>(report.plan().reports()).values()) {
                 // The count too: a bastion whose replacement never came up is reported CURRENT with one failed.
                 if (p.phase() == PoolPhase.FAILED || p.failed() > 0) {
                     failures.add(new RolloutFailure(Reason.MACHINE_FAILED, p.pool(), p.failed() + " machine(s) failed: a new"

@@ -54,7 +54,7 @@ public final class StatusJson {
         ArrayNode notices = root.putArray("notices");
         report.ifPresent(r -> r.notices().forEach(notices::add));
         report.map(ReconcileReport::window).ifPresent(w -> window(root.putObject("window"), w));
-        List<PoolReport> byName = report.map(r -> r.plan() == null ? Map.<String, PoolReport>of() : r.plan().pools())
+        List<PoolReport> byName = report.map(r -> r.plan() == null ? Map.<String, PoolReport>of() : r.plan().reports())
                 .orElse(Map.of()).values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList();
         inPlacePending(root.putObject("inPlaceUpdatesPending"), byName);
         ArrayNode pools = root.putArray("pools");

@@ -266,7 +266,7 @@ public final class AgentMetrics implements AutoCloseable {
         List<MultiGauge.Row<?>> deadline = new ArrayList<>();
         List<MultiGauge.Row<?>> late = new ArrayList<>();
         List<MultiGauge.Row<?>> blocked = new ArrayList<>();
-        for (PoolReport p : report.plan().pools().values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList()) {
+        for (PoolReport p : report.plan().reports().values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList()) {
             Tags pool = Tags.of("pool", p.pool());
             int[] counts = {p.current(), p.outdated(), p.updating(), p.failed()};
             for (int i = 0; i < NODE_STATES.size(); i++) {
@@ -278,8 +278,7 @@ public final class AgentMetrics implements AutoCloseable {
             for (PoolPhase ph : PoolPhase.values()) {
                 phases.add(MultiGauge.Row.of(pool.and("phase", label(ph)), ph == p.phase() ? 1 : 0));
             }
-            boolean moving = p.updating() > 0 || p.phase() == PoolPhase.UPDATING || p.phase() == PoolPhase.RESTARTING_KUBELETS;
-            inProgress.add(MultiGauge.Row.of(pool, moving ? 1 : 0));
+            inProgress.add(MultiGauge.Row.of(pool, p.rolloutInProgress() ? 1 : 0));
             ratio.add(MultiGauge.Row.of(pool, p.progress()));
             deadline.add(MultiGauge.Row.of(pool, p.progressing() ? 0 : 1));
             late.add(MultiGauge.Row.of(pool, report.overdue().getOrDefault(p.pool(), 0)));

@@ -96,10 +96,10 @@ final class NodeUpdateTracker {
         return new Finished(updates, drains);
     }
 
+    /** Outdated as the planner means it ({@link DesiredPool#outdated}); a node of a pool no longer desired only by its mark. */
     private static boolean outdated(DesiredCluster desired, ObservedNode n) {
-        Optional<DesiredPool> pool = desired.pools().stream().filter(p -> p.name().equals(n.pool())).findFirst();
-        return n.needsUpdate() || pool.map(p -> n.rollHash().map(h -> !h.value().equals(p.rollHash().value())).orElse(false))
-                .orElse(false);
+        return desired.pools().stream().filter(p -> p.name().equals(n.pool())).findFirst()
+                .map(p -> p.outdated(n)).orElse(n.needsUpdate());
     }
 
     private static NodeUpdate update(ObservedNode n, NodeUpdate.Kind kind, boolean succeeded, Instant start, Instant now) {

@@ -29,16 +29,17 @@ import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.spec.diff.CommitAcceptance;
 import dev.nightshift.spec.diff.InPlaceHistory;
-import dev.nightshift.spec.diff.PoolDecision;
-import dev.nightshift.spec.diff.SpecDiff;
 import dev.nightshift.spec.load.CanonicalYaml;
 import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.WorkerPoolSpec;
+import dev.nightshift.strategies.KubernetesVersionGuard;
 import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.strategies.ValidationStreak;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
@@ -46,6 +47,7 @@ import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.Plan;
+import dev.nightshift.strategies.plan.PoolReport;
 import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -56,6 +58,12 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
  * opening or closing, a timer) asks for one reconcile; requests made while one runs collapse into
  * one more, so reconciles never overlap. Each reconcile reads what is observed now, asks the
  * planner for the next steps, and executes them.
+ *
+ * <p>It decides nothing itself: it gathers the inputs (the pool records, the observed cluster, the
+ * API server's version and readiness) and calls the libraries' pure functions, the same that
+ * {@code nightshift plan} and {@code nightshift simulate} call: {@link CommitAcceptance} for which
+ * commit is acted on, {@link RolloutPlanner} for the plan, {@link KubernetesVersionGuard} for the
+ * pools held back, {@link ValidationStreak} for what a validation or a step does to a pool's status.
  */
 public final class Reconciler implements AutoCloseable {
 
@@ -113,7 +121,6 @@ public final class Reconciler implements AutoCloseable {
     private final Map<String, Instant> outdatedSince = new HashMap<>();
     private NodeUpdateTracker tracker = new NodeUpdateTracker();
     private List<String> rejected = List.of();
-    private List<String> guarded = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
 
     /**
@@ -208,9 +215,7 @@ public final class Reconciler implements AutoCloseable {
 
     private Duration nextWake(Plan plan, Instant now) {
         // Waiting (for a window, a turn, a selection) is not busy: the window scheduler and informers wake us.
-        boolean busy = !plan.steps().isEmpty() || plan.pools().values().stream()
-                .anyMatch(p -> p.updating() > 0 || p.phase() == dev.nightshift.strategies.plan.PoolPhase.UPDATING
-                        || p.phase() == dev.nightshift.strategies.plan.PoolPhase.RESTARTING_KUBELETS);
+        boolean busy = !plan.steps().isEmpty() || plan.reports().values().stream().anyMatch(PoolReport::rolloutInProgress);
         Duration resync = busy ? BUSY_RESYNC : IDLE_RESYNC;
         return plan.wakeAt().map(t -> Duration.between(now, t)).filter(d -> d.compareTo(resync) < 0).orElse(resync);
     }
@@ -236,15 +241,15 @@ public final class Reconciler implements AutoCloseable {
         ObservedCluster observed = observer.observe(
                 new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()),
                 observer.controlPlaneNodesReady(), pools);
-        Plan plan = guard(planner.plan(desired, observed, now), desired, observed);
+        KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(desired, observed, now), desired,
+                settings.apiServerVersion());
+        Plan plan = guarded.plan();
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
-        plan.pools().forEach((pool, report) -> statuses.put(pool, report.status()));
+        plan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
         Map<String, DesiredPool> byName = new HashMap<>();
         desired.pools().forEach(p -> byName.put(p.name(), p));
-        Map<String, String> poolOf = new HashMap<>();
-        observed.nodes().forEach(n -> poolOf.put(n.name(), n.pool()));
         Optional<Boolean> apiServerAnswered = Optional.empty();
         if (!settings.dryRun()) {
             for (Step step : plan.steps()) {
@@ -253,20 +258,16 @@ public final class Reconciler implements AutoCloseable {
                     LOG.warn("stopped leading mid-plan: {} step(s) left to the new leader", plan.steps().size() - executed.size());
                     break;
                 }
-                if (step instanceof Step.Validate v) {
-                    PoolStatus s = statuses.get(v.target());
+                if (step instanceof Step.Validate) {
                     if (apiServerAnswered.isEmpty()) {
                         apiServerAnswered = Optional.of(apiServerReady.getAsBoolean());
                     }
-                    if (!apiServerAnswered.get() || !RolloutPlanner.healthy(byName.get(v.target()), observed, now)) {
-                        statuses.put(v.target(), s.withValidationStreak(0));
-                    } else if (s.validationStreak() > 0 && lastValidation.containsKey(v.target())
-                            && lastValidation.get(v.target()).plus(settings.validationInterval()).isAfter(now)) {
-                        // Too soon after the streak's last check: checks in quick succession prove nothing.
-                        continue;
-                    } else {
-                        lastValidation.put(v.target(), now);
-                        statuses.put(v.target(), s.withValidationStreak(s.validationStreak() + 1));
+                    ValidationStreak.Check check = ValidationStreak.validate(statuses.get(step.pool()),
+                            apiServerAnswered.get() && RolloutPlanner.healthy(byName.get(step.pool()), observed, now),
+                            Optional.ofNullable(lastValidation.get(step.pool())), settings.validationInterval(), now);
+                    statuses.put(step.pool(), check.status());
+                    if (check.counted()) {
+                        lastValidation.put(step.pool(), now);
                     }
                     continue;
                 }
@@ -280,12 +281,7 @@ public final class Reconciler implements AutoCloseable {
                         continue;
                     }
                 }
-                if (step instanceof Step.DeleteMachine d) {
-                    statuses.computeIfPresent(d.pool(), (k, s) -> s.withLastTermination(now).withValidationStreak(0));
-                } else if ((step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet) && poolOf.containsKey(step.target())) {
-                    // A batch starts: the next one waits for fresh validations, as after a replacement.
-                    statuses.computeIfPresent(poolOf.get(step.target()), (k, s) -> s.withValidationStreak(0));
-                }
+                statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, now));
                 executor.execute(step).ifPresent(o -> {
                     outcomes.add(o);
                     LOG.info("{}", o.summary());
@@ -297,7 +293,7 @@ public final class Reconciler implements AutoCloseable {
             }
         }
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed, now);
-        List<String> notices = new ArrayList<>(guarded);
+        List<String> notices = new ArrayList<>(guarded.reasons());
         desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
                 + ": " + dev.nightshift.spec.model.WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
                 + " maintenance windows (exclusions still apply)"));
@@ -312,8 +308,8 @@ public final class Reconciler implements AutoCloseable {
      * in memory, so after a restart it counts from then: late, never early.
      */
     private Map<String, Integer> overdue(Plan plan, Instant now) {
-        outdatedSince.keySet().retainAll(plan.pools().keySet());
-        plan.pools().forEach((pool, report) -> {
+        outdatedSince.keySet().retainAll(plan.reports().keySet());
+        plan.reports().forEach((pool, report) -> {
             if (report.outdated() == 0) {
                 outdatedSince.remove(pool);
             } else {
@@ -325,46 +321,10 @@ public final class Reconciler implements AutoCloseable {
         }
         Optional<Instant> lastClose = calendar.lastClose(now);
         Map<String, Integer> overdue = new HashMap<>();
-        plan.pools().forEach((pool, report) -> overdue.put(pool,
+        plan.reports().forEach((pool, report) -> overdue.put(pool,
                 lastClose.isPresent() && outdatedSince.containsKey(pool) && outdatedSince.get(pool).isBefore(lastClose.get())
                         ? report.outdated() : 0));
         return overdue;
-    }
-
-    /**
-     * Never rolls nodes to a Kubernetes minor newer than the API server's own (kubelets may not be
-     * newer than the control plane): such a pool's steps are dropped and the reason reported.
-     */
-    private Plan guard(Plan plan, DesiredCluster desired, ObservedCluster observed) {
-        if (settings.apiServerVersion().isEmpty()) {
-            guarded = List.of();
-            return plan;
-        }
-        KubernetesVersion server = settings.apiServerVersion().get();
-        Set<String> held = new HashSet<>();
-        List<String> reasons = new ArrayList<>();
-        desired.pools().forEach(p -> {
-            KubernetesVersion wanted = p.spec().kubernetesVersion();
-            if (wanted.major() > server.major() || (wanted.major() == server.major() && wanted.minor() > server.minor())) {
-                held.add(p.name());
-                reasons.add(p.name() + ": Kubernetes " + wanted + " is newer than the API server's " + server.minorVersion()
-                        + "; upgrade the control plane first. Nothing in this pool is changed.");
-            }
-        });
-        guarded = List.copyOf(reasons);
-        if (held.isEmpty()) {
-            return plan;
-        }
-        Map<String, String> poolOf = new HashMap<>();
-        observed.nodes().forEach(n -> poolOf.put(n.name(), n.pool()));
-        List<Step> steps = plan.steps().stream().filter(step -> {
-            String pool = step instanceof Step.CreateMachine c ? c.pool()
-                    : step instanceof Step.DeleteMachine d ? d.pool()
-                    : step instanceof Step.Validate v ? v.target()
-                    : poolOf.get(step.target());
-            return !held.contains(pool);
-        }).toList();
-        return new Plan(steps, plan.pools(), plan.wakeAt());
     }
 
     /**
@@ -412,11 +372,10 @@ public final class Reconciler implements AutoCloseable {
             acting = null;
             return;
         }
-        // The commit most pools accepted (the first in name order on a tie) names what is acted on, and its cluster gives the windows.
-        Map<String, Integer> votes = new TreeMap<>();
-        read.values().forEach(a -> votes.merge(a.commit(), 1, Integer::sum));
-        String commit = votes.entrySet().stream().max(Map.Entry.<String, Integer>comparingByValue()
-                .thenComparing(Map.Entry.comparingByKey(java.util.Comparator.reverseOrder()))).orElseThrow().getKey();
+        // The commit most pools accepted names what is acted on, and its cluster gives the windows.
+        Map<String, String> commitByPool = new TreeMap<>();
+        read.forEach((pool, a) -> commitByPool.put(pool, a.commit()));
+        String commit = CommitAcceptance.majority(commitByPool).orElseThrow();
         ClusterSpec cluster = pools.entrySet().stream().filter(e -> read.get(e.getKey()).commit().equals(commit))
                 .findFirst().orElseThrow().getValue().cluster();
         acting = new Acting(commit, cluster, pools);
@@ -435,7 +394,8 @@ public final class Reconciler implements AutoCloseable {
         }
         Optional<ClusterSpec> cluster = candidate.specs().cluster(settings.cluster());
         if (cluster.isEmpty()) {
-            rejected = List.of("commit " + candidate.commit() + " has no Cluster named " + settings.cluster());
+            rejected = CommitAcceptance.judge(candidate.commit(), candidate.specs(), settings.cluster(), Map.of(), InPlaceHistory.NONE)
+                    .refusals();
             return;
         }
         List<ResolvedPool> offeredPools = candidate.specs().resolvedPools(settings.cluster());
@@ -444,23 +404,12 @@ public final class Reconciler implements AutoCloseable {
         if (acting != null && candidate.commit().equals(acting.commit()) && acting.pools().keySet().equals(byName.keySet())) {
             return;
         }
+        CommitAcceptance.Verdict verdict = acting == null
+                ? CommitAcceptance.judge(candidate.commit(), candidate.specs(), settings.cluster(), Map.of(), InPlaceHistory.NONE)
+                : CommitAcceptance.judge(candidate.commit(), candidate.specs(), settings.cluster(), acting.pools(), history());
+        tokensToRecord.putAll(verdict.forceTokensUsed());
         List<String> refusals = new ArrayList<>(unreadableRecords);
-        if (acting != null) {
-            InPlaceHistory history = history();
-            SpecDiff diff = new SpecDiff();
-            for (ResolvedPool n : offeredPools) {
-                ResolvedPool o = acting.pools().get(n.name());
-                if (o == null) {
-                    continue;
-                }
-                PoolDecision d = diff.decide(o, n, history.of(settings.cluster(), n.name()));
-                if (d.rejected()) {
-                    d.reasons().stream().filter(r -> !r.message().isEmpty())
-                            .forEach(r -> refusals.add(d.pool() + ": " + r.path() + " " + r.oldValue() + " -> " + r.newValue() + ": " + r.message()));
-                }
-                d.forceTokenUsed().ifPresent(t -> tokensToRecord.put(d.pool(), t));
-            }
-        }
+        refusals.addAll(verdict.refusals());
         if (!refusals.isEmpty()) {
             if (!refusals.equals(rejected)) {
                 LOG.error("commit {} is not applied; keeping {}: {}", candidate.commit(), acting == null ? "nothing" : acting.commit(), refusals);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +15,7 @@ import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.PendingAction;
 import dev.nightshift.strategies.plan.Plan;
+import dev.nightshift.strategies.plan.PoolPlan;
 import dev.nightshift.strategies.plan.PoolPhase;
 import dev.nightshift.strategies.plan.PoolReport;
 
@@ -117,9 +117,8 @@ class RolloutFailureTest {
     }
 
     private static ReconcileReport report(List<PoolReport> pools, List<NodeUpdate> updates, List<String> rejected) {
-        Map<String, PoolReport> byName = new HashMap<>();
-        pools.forEach(p -> byName.put(p.pool(), p));
-        return new ReconcileReport(T0, "0123abcd4567", null, new Plan(List.of(), byName, Optional.empty()), List.of(), rejected,
+        Plan plan = new Plan(pools.stream().map(p -> new PoolPlan(p.pool(), List.of(), p)).toList(), Optional.empty());
+        return new ReconcileReport(T0, "0123abcd4567", null, plan, List.of(), rejected,
                 List.of(), Map.of(), updates, List.of(), Duration.ofMillis(5), Optional.empty());
     }
 }

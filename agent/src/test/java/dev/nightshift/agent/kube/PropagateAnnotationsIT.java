@@ -70,7 +70,7 @@ class PropagateAnnotationsIT {
     }
 
     private void propagate(Map<String, String> annotations) {
-        executor.execute(new Step.Propagate("web-1", Map.of(NodeMarks.POOL, "web"), annotations, List.of()));
+        executor.execute(new Step.Propagate("web-1", "web", Map.of(NodeMarks.POOL, "web"), annotations, List.of()));
     }
 
     private Map<String, String> annotations() {

@@ -27,6 +27,7 @@ import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.PendingAction;
 import dev.nightshift.strategies.plan.Plan;
+import dev.nightshift.strategies.plan.PoolPlan;
 import dev.nightshift.strategies.plan.PoolPhase;
 import dev.nightshift.strategies.plan.PoolReport;
 import dev.nightshift.strategies.plan.Step;
@@ -62,9 +63,8 @@ class AgentMetricsTest {
         Window window = new Window(T0.minusSeconds(1800), T0.plusSeconds(1800), List.of("windows[0]"));
         Window next = new Window(T0.plusSeconds(86400 - 1800), T0.plusSeconds(86400 + 1800), List.of("windows[0]"));
         WindowState state = new WindowState(false, true, Optional.empty(), Optional.of(window), Optional.of(next), true);
-        Map<String, PoolReport> byName = new java.util.HashMap<>();
-        pools.forEach(p -> byName.put(p.pool(), p));
-        return new ReconcileReport(T0, "abc123", state, new Plan(List.of(), byName, Optional.empty()), outcomes, List.of(),
+        Plan plan = new Plan(pools.stream().map(p -> new PoolPlan(p.pool(), List.of(), p)).toList(), Optional.empty());
+        return new ReconcileReport(T0, "abc123", state, plan, outcomes, List.of(),
                 List.of(), overdue, updates, drains, Duration.ofMillis(40), Optional.empty());
     }
 
@@ -126,8 +126,8 @@ class AgentMetricsTest {
         metrics.reconciled(report(List.of(pool("web", PoolPhase.CURRENT, PendingAction.NONE, 2, 0, 0, true),
                 pool("gpu", PoolPhase.CURRENT, PendingAction.NONE, 1, 0, 0, true)), Map.of(), List.of(), List.of(), List.of()));
         metrics.actingOn("def456");
-        metrics.reconciled(new ReconcileReport(T0, "def456", null, new Plan(List.of(), Map.of("web",
-                pool("web", PoolPhase.CURRENT, PendingAction.NONE, 2, 0, 0, true)), Optional.empty()), List.of(), List.of(), List.of(),
+        metrics.reconciled(new ReconcileReport(T0, "def456", null, new Plan(List.of(new PoolPlan("web", List.of(),
+                pool("web", PoolPhase.CURRENT, PendingAction.NONE, 2, 0, 0, true))), Optional.empty()), List.of(), List.of(), List.of(),
                 Map.of(), List.of(), List.of(), Duration.ZERO, Optional.empty()));
 
         String text = scrape();
@@ -151,7 +151,7 @@ class AgentMetricsTest {
 
     @Test
     void stuckAndOverduePoolsAndEvictionsAreCounted() {
-        Step drain = new Step.Drain("web-1");
+        Step drain = new Step.Drain("web-1", "web");
         metrics.reconciled(report(List.of(pool("web", PoolPhase.WAITING_FOR_WINDOW, PendingAction.IN_PLACE, 0, 3, 0, false)),
                 Map.of("web", 3), List.of(new NodeUpdate("web", "web-2", NodeUpdate.Kind.IN_PLACE, false, Duration.ofMinutes(30))),
                 List.of(), List.of(new StepExecutor.Outcome(drain, "", new StepExecutor.Evictions(2, 1, 1)))));
@@ -202,7 +202,7 @@ class AgentMetricsTest {
         metrics.reconciled(report(List.of(pool("web", PoolPhase.UPDATING, PendingAction.ROLL, 1, 2, 1, false)), Map.of("web", 2),
                 List.of(new NodeUpdate("web", "web-1", NodeUpdate.Kind.ROLL, true, Duration.ofSeconds(42))),
                 List.of(new FinishedDrain("web", "web-1", Duration.ofSeconds(7))),
-                List.of(new StepExecutor.Outcome(new Step.Drain("web-1"), "", new StepExecutor.Evictions(1, 1, 0)))));
+                List.of(new StepExecutor.Outcome(new Step.Drain("web-1", "web"), "", new StepExecutor.Evictions(1, 1, 0)))));
         Set<String> exported = new TreeSet<>();
         Matcher type = Pattern.compile("(?m)^# TYPE (nightshift_\\w+) ").matcher(scrape());
         while (type.find()) {

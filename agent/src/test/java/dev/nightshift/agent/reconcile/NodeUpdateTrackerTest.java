@@ -86,7 +86,7 @@ class NodeUpdateTrackerTest {
     @Test
     void anInPlaceStartRepeatedCountsOneDrainAndTheNodesNextDrainCountsAgain() {
         ObservedNode draining = drainedOutdated("web-1");
-        Step.UpdateInPlace update = new Step.UpdateInPlace("web-1", web.rollHash(), web.kubeletHash());
+        Step.UpdateInPlace update = new Step.UpdateInPlace("web-1", "web", web.rollHash(), web.kubeletHash());
 
         assertThat(tracker.track(DESIRED, observed(draining), List.of(update), T0.plusSeconds(30)).drains()).hasSize(1);
         assertThat(tracker.track(DESIRED, observed(draining), List.of(update), T0.plusSeconds(32)).drains()).isEmpty();
@@ -97,5 +97,21 @@ class NodeUpdateTrackerTest {
         ObservedNode drainedAgain = done.toBuilder().rollHash(OLD).drainStartedAt(T0.plusSeconds(600)).build();
         assertThat(tracker.track(DESIRED, observed(drainedAgain), List.of(update), T0.plusSeconds(640)).drains())
                 .extracting(FinishedDrain::took).containsExactly(Duration.ofSeconds(40));
+    }
+
+    /**
+     * "Outdated" is the planner's: a stamp of a hash version this agent does not know is outdated
+     * even when its value equals the desired hash's (the tracker used to compare values only, and
+     * counted no roll for the node the planner replaced).
+     */
+    @Test
+    void theDeletionOfANodeStampedWithAnUnknownHashVersionCountsAsARoll() {
+        StampedHash unknownVersion = new StampedHash(web.rollHash().version() + 1, web.rollHash().value());
+        ObservedNode node = drainedOutdated("web-1").toBuilder().rollHash(unknownVersion).build();
+
+        NodeUpdateTracker.Finished finished = tracker.track(DESIRED, observed(node), List.of(delete("web-1")), T0.plusSeconds(60));
+
+        assertThat(finished.updates()).extracting(NodeUpdate::node, NodeUpdate::kind, NodeUpdate::succeeded)
+                .containsExactly(tuple("web-1", NodeUpdate.Kind.ROLL, true));
     }
 }

@@ -1,47 +1,53 @@
 package dev.nightshift.strategies.plan;
 
 import java.time.Instant;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import dev.nightshift.strategies.model.ObservedCluster;
+import java.util.Set;
 
 /**
- * The next steps, in order, and every pool's report.
+ * The next steps, pool by pool in rollout order: every pool's plan holds its own steps and its
+ * report, so no consumer maps a step to a pool by name.
  *
+ * @param pools  one plan per desired pool, in the order the pools roll (bastions first, then by role and name)
  * @param wakeAt the earliest time at which the plan would change with nothing else happening
  *               (minReadySeconds passing, an interval ending, a deadline); empty if none
  */
-public record Plan(List<Step> steps, Map<String, PoolReport> pools, Optional<Instant> wakeAt) {
+public record Plan(List<PoolPlan> pools, Optional<Instant> wakeAt) {
 
     public Plan {
-        steps = List.copyOf(steps);
-        pools = Map.copyOf(pools);
+        pools = List.copyOf(pools);
+        if (pools.stream().map(PoolPlan::pool).distinct().count() != pools.size()) {
+            throw new IllegalArgumentException("a pool appears twice in the plan");
+        }
     }
 
-    /**
-     * The steps that act in {@code pool}, in order: machine steps by the pool they carry, a
-     * validation by the pool it names, every other step by the pool its node is observed in (the
-     * node's {@code nightshift.dev/pool} label), never by its name, which a cloud chooses.
-     */
-    public List<Step> stepsIn(String pool, ObservedCluster observed) {
-        Map<String, String> poolOfNode = new HashMap<>();
-        observed.nodes().forEach(n -> poolOfNode.put(n.name(), n.pool()));
-        return steps.stream().filter(step -> pool.equals(poolOf(step, poolOfNode))).toList();
+    /** Every step of every pool, in the order they are carried out: pool by pool, each pool's in order. */
+    public List<Step> steps() {
+        return pools.stream().flatMap(p -> p.steps().stream()).toList();
     }
 
-    private static String poolOf(Step step, Map<String, String> poolOfNode) {
-        if (step instanceof Step.CreateMachine create) {
-            return create.pool();
-        }
-        if (step instanceof Step.DeleteMachine delete) {
-            return delete.pool();
-        }
-        if (step instanceof Step.Validate validate) {
-            return validate.target();
-        }
-        return poolOfNode.get(step.target());
+    /** Every pool's report by name, in rollout order. */
+    public Map<String, PoolReport> reports() {
+        Map<String, PoolReport> reports = new LinkedHashMap<>();
+        pools.forEach(p -> reports.put(p.pool(), p.report()));
+        return reports;
+    }
+
+    /** The named pool's plan, if the pool is desired. */
+    public Optional<PoolPlan> pool(String name) {
+        return pools.stream().filter(p -> p.pool().equals(name)).findFirst();
+    }
+
+    /** The named pool's report; the pool must be in the plan. */
+    public PoolReport report(String pool) {
+        return pool(pool).orElseThrow(() -> new IllegalArgumentException("no pool " + pool + " in the plan")).report();
+    }
+
+    /** The same plan with the named pools' steps dropped (their reports kept). */
+    public Plan withoutStepsIn(Set<String> held) {
+        return new Plan(pools.stream().map(p -> held.contains(p.pool()) ? p.withoutSteps() : p).toList(), wakeAt);
     }
 }

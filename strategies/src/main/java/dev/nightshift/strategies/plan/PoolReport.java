@@ -64,6 +64,14 @@ public record PoolReport(
     public record BlockedDrain(String node, BlockedEviction eviction) {
     }
 
+    /**
+     * Nodes of the pool are being replaced, updated or restarted: some are in flight, or the pool's
+     * phase is an update. Waiting (for a window, a turn, a selection) is not in progress.
+     */
+    public boolean rolloutInProgress() {
+        return updating > 0 || phase == PoolPhase.UPDATING || phase == PoolPhase.RESTARTING_KUBELETS;
+    }
+
     /** Share of the pool's nodes that run the desired spec, 0..1. */
     public double progress() {
         int total = current + outdated;

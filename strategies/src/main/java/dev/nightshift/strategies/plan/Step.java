@@ -10,33 +10,38 @@ import dev.nightshift.spec.model.Taint;
 
 /**
  * One action for the executor. Steps are idempotent against the cluster: executing one whose
- * effect is already there changes nothing, so a plan can be re-run after a crash.
+ * effect is already there changes nothing, so a plan can be re-run after a crash. Every step
+ * carries the pool it acts in, set by the planner, so nothing maps a step to its pool by the
+ * name of its node (which a cloud chooses).
  */
 public sealed interface Step {
 
     /** The node or machine the step acts on; for pool-wide steps the pool. */
     String target();
 
+    /** The pool the step acts in. */
+    String pool();
+
     /** Stamp an unstamped node (adoption) or one stamped by an older hash version (re-stamp): never disrupts it. */
-    record Stamp(String target, StampedHash rollHash, StampedHash kubeletHash, boolean adopted) implements Step {
+    record Stamp(String target, String pool, StampedHash rollHash, StampedHash kubeletHash, boolean adopted) implements Step {
     }
 
     /** Put Nightshift's PreferNoSchedule taint on a node selected for update, so new pods avoid it. */
-    record Taint(String target) implements Step {
+    record Taint(String target, String pool) implements Step {
     }
 
-    record Untaint(String target) implements Step {
+    record Untaint(String target, String pool) implements Step {
     }
 
-    record Cordon(String target) implements Step {
+    record Cordon(String target, String pool) implements Step {
     }
 
     /** Lift Nightshift's cordon and forget its drain or in-place start. */
-    record Uncordon(String target) implements Step {
+    record Uncordon(String target, String pool) implements Step {
     }
 
     /** Start or continue draining: evict every pod not owned by a DaemonSet and not a mirror pod. */
-    record Drain(String target) implements Step {
+    record Drain(String target, String pool) implements Step {
     }
 
     /**
@@ -52,7 +57,7 @@ public sealed interface Step {
     }
 
     /** Delete a pod whose eviction a budget kept refusing (onEvictionBlocked: ForceDelete). */
-    record ForceDeletePod(String target, String pod) implements Step {
+    record ForceDeletePod(String target, String pool, String pod) implements Step {
     }
 
     /**
@@ -73,7 +78,7 @@ public sealed interface Step {
      * the same target: the executor records the requested hash and starts nothing while an update
      * to it runs.
      */
-    record UpdateInPlace(String target, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+    record UpdateInPlace(String target, String pool, StampedHash rollHash, StampedHash kubeletHash) implements Step {
     }
 
     /**
@@ -83,11 +88,11 @@ public sealed interface Step {
      *                        pool's healthTimeout: the request is made again, replacing exactly that
      *                        mark, so a repeat of this step from a stale view restarts nothing
      */
-    record RestartKubelet(String target, StampedHash kubeletHash, Optional<Instant> unansweredSince) implements Step {
+    record RestartKubelet(String target, String pool, StampedHash kubeletHash, Optional<Instant> unansweredSince) implements Step {
 
         /** A first request. */
-        public RestartKubelet(String target, StampedHash kubeletHash) {
-            this(target, kubeletHash, Optional.empty());
+        public RestartKubelet(String target, String pool, StampedHash kubeletHash) {
+            this(target, pool, kubeletHash, Optional.empty());
         }
     }
 
@@ -95,7 +100,7 @@ public sealed interface Step {
      * Set the pool's labels, annotations (control annotations never among them) and taints on a node
      * and remove the ones Nightshift set that are gone; what others set is never touched.
      */
-    record Propagate(String target, Map<String, String> labels, Map<String, String> annotations,
+    record Propagate(String target, String pool, Map<String, String> labels, Map<String, String> annotations,
                      List<dev.nightshift.spec.model.Taint> taints) implements Step {
         public Propagate {
             labels = Map.copyOf(labels);
@@ -105,10 +110,16 @@ public sealed interface Step {
     }
 
     /** Mark an outdated node {@code node.nightshift.dev/candidate-for-update=true} for the user to select. */
-    record LabelCandidate(String target) implements Step {
+    record LabelCandidate(String target, String pool) implements Step {
     }
 
     /** Check the pool's nodes and the control plane and record the result in the pool's streak. */
-    record Validate(String target) implements Step {
+    record Validate(String pool) implements Step {
+
+        /** A validation acts on the whole pool. */
+        @Override
+        public String target() {
+            return pool;
+        }
     }
 }

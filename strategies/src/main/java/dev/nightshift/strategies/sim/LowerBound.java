@@ -2,6 +2,7 @@ package dev.nightshift.strategies.sim;
 
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.ResolvedPool;
+import dev.nightshift.strategies.PoolLimits;
 
 /**
  * What no scheduler can beat under the same limits, with C the creation (or in-place update) time,
@@ -21,11 +22,9 @@ public final class LowerBound {
             // Bastions are replaced without a drain.
             d = 0;
         }
-        int s = pool.maxSurge().resolve(n, true);
-        int u = pool.maxUnavailable().resolve(n, false);
-        if (s == 0 && u == 0) {
-            u = 1;
-        }
+        PoolLimits limits = PoolLimits.of(pool, n);
+        int s = limits.maxSurge();
+        int u = limits.maxUnavailable();
         return switch (pool.pool().updateStrategy()) {
             // The canary must be available before anything else starts; every other replacement
             // holds one surge-or-unavailable slot for at least C + D.

@@ -17,7 +17,10 @@ import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.UpdateStrategy;
 import dev.nightshift.strategies.EvictionBackoff;
+import dev.nightshift.strategies.PoolAccount;
+import dev.nightshift.strategies.PoolLimits;
 import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.strategies.ValidationStreak;
 import dev.nightshift.strategies.model.BlockedEviction;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -33,7 +36,9 @@ import dev.nightshift.strategies.plan.Step;
 /**
  * A deterministic discrete-event simulation of one pool's update: a virtual clock, a simulated
  * provider and cluster, and the real planner asked again after every change. The planner is
- * stateless, so a crash is simulated by executing only part of a plan and asking again.
+ * stateless, so a crash is simulated by executing only part of a plan and asking again. The
+ * status record evolves by the agent's own rules ({@link ValidationStreak}), and peaks and
+ * violations are measured with the planner's accounting ({@link PoolAccount}).
  */
 public final class Simulator {
 
@@ -79,6 +84,8 @@ public final class Simulator {
         private final List<TimelineEvent> timeline = new ArrayList<>();
         private final List<String> violations = new ArrayList<>();
         private PoolStatus status = PoolStatus.NEW;
+        /** When the streak's last counted validation was made, as the agent keeps it. */
+        private Optional<Instant> lastValidation = Optional.empty();
         private Instant now = START;
         private long seq;
         private int created;
@@ -147,12 +154,9 @@ public final class Simulator {
             double makespan = timeline.isEmpty() ? 0 : timeline.get(timeline.size() - 1).t();
             ResolvedPool spec = pool.spec();
             int count = setup.nodes();
-            int s = spec.maxSurge().resolve(count, true);
-            int u = spec.maxUnavailable().resolve(count, false);
-            if (s == 0 && u == 0) {
-                u = 1;
-            }
-            return new SimulationResult(pool.name(), spec.pool().updateStrategy().name(), count, s, u, failure.isEmpty(),
+            PoolLimits limits = PoolLimits.of(spec, count);
+            return new SimulationResult(pool.name(), spec.pool().updateStrategy().name(), count, limits.maxSurge(),
+                    limits.maxUnavailable(), failure.isEmpty(),
                     failure, makespan, LowerBound.seconds(spec, count, seconds(setup.create()), seconds(setup.drain())),
                     peakNodes, peakUnavailable, violations, timeline);
         }
@@ -161,7 +165,7 @@ public final class Simulator {
         private void settle() {
             for (int i = 0; i < MAX_PLANS_PER_INSTANT; i++) {
                 lastPlan = planner.plan(desired, observed(), now);
-                PoolReport report = lastPlan.pools().get(pool.name());
+                PoolReport report = lastPlan.report(pool.name());
                 Map<String, ObservedNode> before = new TreeMap<>(nodes);
                 PoolStatus statusBefore = status;
                 status = report.status();
@@ -203,7 +207,7 @@ public final class Simulator {
         }
 
         private String stuckReason() {
-            PoolReport r = lastPlan.pools().get(pool.name());
+            PoolReport r = lastPlan.report(pool.name());
             StringBuilder b = new StringBuilder("pool " + r.pool() + " is " + r.phase() + " with " + r.outdated()
                     + " outdated node(s)");
             if (r.failed() > 0) {
@@ -221,6 +225,8 @@ public final class Simulator {
         private void apply(Step step) {
             String name = step.target();
             ObservedNode node = nodes.get(name);
+            // The agent's own rules: a deletion or a started batch makes the next batch wait for fresh validations.
+            status = ValidationStreak.afterStep(status, step, now);
             if (step instanceof Step.Stamp s) {
                 update(node.toBuilder().rollHash(s.rollHash()).kubeletHash(s.kubeletHash()).build());
             } else if (step instanceof Step.Taint t) {
@@ -249,8 +255,8 @@ public final class Simulator {
             } else if (step instanceof Step.Repair r) {
                 if (node != null && !node.draining()) {
                     record(name, "REPAIR");
-                    apply(new Step.Cordon(name));
-                    apply(new Step.Drain(name));
+                    apply(new Step.Cordon(name, r.pool()));
+                    apply(new Step.Drain(name, r.pool()));
                 }
             } else if (step instanceof Step.Drain d) {
                 if (node != null && !node.draining()) {
@@ -276,7 +282,6 @@ public final class Simulator {
                     drainTimeElapsed.remove(name);
                     faultSlots.remove(name);
                     record(name, "DELETE");
-                    status = status.withLastTermination(now).withValidationStreak(0);
                     if (!node.conditions().isEmpty()) {
                         nodes.values().stream().filter(n -> n.surgeFor().equals(Optional.of(name)) && !n.ready())
                                 .forEach(n -> faultSlots.add(n.name()));
@@ -319,8 +324,12 @@ public final class Simulator {
                     record(name, "LABEL_CANDIDATE");
                 }
             } else if (step instanceof Step.Validate v) {
-                boolean healthy = bastion() || nodes.values().stream().filter(ObservedNode::registered).allMatch(ObservedNode::ready);
-                status = status.withValidationStreak(healthy ? status.validationStreak() + 1 : 0);
+                ValidationStreak.Check check = ValidationStreak.validate(status, RolloutPlanner.healthy(pool, observed(), now),
+                        lastValidation, ValidationStreak.DEFAULT_INTERVAL, now);
+                status = check.status();
+                if (check.counted()) {
+                    lastValidation = Optional.of(now);
+                }
             }
         }
 
@@ -415,37 +424,29 @@ public final class Simulator {
             return Duration.between(START, now).toMillis() / 1000.0;
         }
 
-        /** Peaks as the planner's own definitions give them; the tests recompute them from the timeline. */
+        /** Peaks as the planner's own accounting gives them; the tests recompute them from the timeline. */
         private void measure() {
-            Set<String> names = nodes.keySet();
-            int count = (int) nodes.values().stream().filter(n -> n.surgeFor().filter(names::contains).isEmpty()).count();
-            Duration minReady = Duration.ofSeconds(pool.spec().pool().minReadySeconds());
-            int available = 0;
+            PoolAccount account = PoolAccount.of(pool, List.copyOf(nodes.values()), now);
             int byFaults = 0;
             for (ObservedNode n : nodes.values()) {
-                boolean ill = !n.conditions().isEmpty();
-                if (bastion() ? n.readySince().filter(t -> !t.plus(minReady).isAfter(now)).isPresent()
-                        : n.available(now, minReady) && !ill) {
-                    available++;
+                if (account.available().contains(n.name())) {
                     faultSlots.remove(n.name());
-                } else if ((ill || faultSlots.contains(n.name())) && n.surgeFor().filter(names::contains).isEmpty()) {
+                } else if ((!n.conditions().isEmpty() || faultSlots.contains(n.name())) && account.counted().contains(n.name())) {
                     byFaults++;
                 }
             }
-            peakNodes = Math.max(peakNodes, nodes.size());
-            peakUnavailable = Math.max(peakUnavailable, count - available);
-            int s = pool.spec().maxSurge().resolve(count, true);
-            int u = pool.spec().maxUnavailable().resolve(count, false);
-            if (s == 0 && u == 0) {
-                u = 1;
-            }
+            int count = account.count();
+            int s = account.limits().maxSurge();
+            int u = account.limits().maxUnavailable();
+            peakNodes = Math.max(peakNodes, account.machines());
+            peakUnavailable = Math.max(peakUnavailable, account.unavailable());
             boolean replace = pool.spec().pool().updateStrategy() == UpdateStrategy.Replace;
-            if (nodes.size() > count + s && !replace) {
-                violations.add("t=" + t() + ": " + nodes.size() + " machines exist, more than count " + count + " + maxSurge " + s);
+            if (account.machines() > count + s && !replace) {
+                violations.add("t=" + t() + ": " + account.machines() + " machines exist, more than count " + count + " + maxSurge " + s);
             }
             // Nodes that fell ill, and their replacements until Ready, are down because of a fault, not of the planner.
-            if (count - available - byFaults > u && !replace) {
-                violations.add("t=" + t() + ": " + (count - available) + " unavailable (" + byFaults + " by faults), more than maxUnavailable " + u);
+            if (account.unavailable() - byFaults > u && !replace) {
+                violations.add("t=" + t() + ": " + account.unavailable() + " unavailable (" + byFaults + " by faults), more than maxUnavailable " + u);
             }
         }
     }

@@ -113,8 +113,8 @@ final class PlannerDriver {
             }
             if (at.isEmpty() || at.get().isAfter(end)) {
                 String why = at.isEmpty() ? "nothing left to wait for" : "not finished after " + horizon;
-                return new Outcome(false, why + " at t=" + t() + ": phase " + lastPlan.pools().get(poolName).phase()
-                        + ", failed " + lastPlan.pools().get(poolName).failed() + ", nodes " + describeNodes(),
+                return new Outcome(false, why + " at t=" + t() + ": phase " + lastPlan.report(poolName).phase()
+                        + ", failed " + lastPlan.report(poolName).failed() + ", nodes " + describeNodes(),
                         List.copyOf(timeline), plans, Map.copyOf(nodes));
             }
             now = at.get();
@@ -138,7 +138,7 @@ final class PlannerDriver {
             plans++;
             Map<String, ObservedNode> before = new TreeMap<>(nodes);
             PoolStatus statusBefore = status;
-            status = lastPlan.pools().get(poolName).status();
+            status = lastPlan.report(poolName).status();
             for (Step step : lastPlan.steps()) {
                 apply(step);
             }

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-import dev.nightshift.agent.demo.Demo;
+import dev.nightshift.agent.sandbox.demo.Demo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.config.AgentConfigLoader;
 import dev.nightshift.agent.git.CaFile;
-import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.agent.run.Agent;
 import dev.nightshift.spec.model.DurationText;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -12,10 +12,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import dev.nightshift.agent.demo.Demo;
-import dev.nightshift.agent.demo.DemoConsole;
-import dev.nightshift.agent.demo.DemoRepository;
-import dev.nightshift.agent.demo.EmbeddedWorld;
+import dev.nightshift.agent.sandbox.demo.Demo;
+import dev.nightshift.agent.sandbox.demo.DemoConsole;
+import dev.nightshift.agent.sandbox.demo.DemoRepository;
+import dev.nightshift.agent.sandbox.demo.EmbeddedWorld;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.PoolRole;

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.strategies.model.DesiredPool;

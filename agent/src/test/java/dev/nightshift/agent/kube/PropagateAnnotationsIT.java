@@ -16,9 +16,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
-import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedNode;

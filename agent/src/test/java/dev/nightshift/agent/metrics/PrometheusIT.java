@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.nightshift.agent.demo.Demo;
+import dev.nightshift.agent.sandbox.demo.Demo;
 import dev.nightshift.agent.git.GitWork;
 
 /**

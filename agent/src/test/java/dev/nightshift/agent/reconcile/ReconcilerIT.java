@@ -24,7 +24,7 @@ import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.kube.StepExecutor;
-import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.spec.hash.HashScheme;
 import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.load.SpecLoader;

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 
 /** Nodes that ran before Nightshift (no hashes) are adopted, not rolled: what the cluster saw of it. */

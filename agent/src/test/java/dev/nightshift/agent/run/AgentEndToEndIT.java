@@ -22,9 +22,9 @@ import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.git.GitDaemon;
 import dev.nightshift.agent.git.GitWork;
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
-import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import io.fabric8.kubernetes.api.model.Node;
 
 /**

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.Node;
 
 /**

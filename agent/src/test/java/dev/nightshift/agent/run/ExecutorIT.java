@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -19,7 +19,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 import dev.nightshift.spec.hash.HashScheme;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.spec.model.ResolvedPool;

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
-import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 
 /**
  * The simulated cloud fails what it is asked to do (its failure rates at 1, so every in-place

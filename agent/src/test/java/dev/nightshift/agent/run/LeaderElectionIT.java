@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.config.AgentConfig;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;

@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
-import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 
 /** Questions the run tests ask of the embedded cluster's request log: what the cluster saw, not what the agent thinks it did. */
 final class SeenRequests {

@@ -30,8 +30,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.RecordedRequest;
-import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import io.fabric8.kubernetes.api.model.Node;
 
 /**

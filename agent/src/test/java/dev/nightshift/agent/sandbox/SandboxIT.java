@@ -25,7 +25,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.embedded.Kubectl;
+import dev.nightshift.agent.sandbox.embedded.Kubectl;
 import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.strategies.model.DesiredPool;

@@ -25,9 +25,8 @@ import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 /**
  * Health-based repair against the embedded cluster, judged from the request log: a node with a
  * watched condition True for longer than healthTimeout is replaced while the maintenance window
- * is closed; with disableHealthTimeout it is only reported (in-place pools, where it defaults to
- * true, are covered by the planner's tests); a
- * pool whose nodes are mostly Unknown repairs nothing.
+ * is closed; with disableHealthTimeout, and in an in-place pool where it defaults to true, it is
+ * only reported; a pool whose nodes are mostly Unknown repairs nothing.
  */
 class HealthRepairIT {
 
@@ -42,6 +41,7 @@ class HealthRepairIT {
                 windows: [{schedule: "0 0 0 1 1 ? 2099", duration: 1h, timeZone: UTC}]
             """;
 
+    /** Limits maxSurge 1, maxUnavailable 0 unless {@code extra} sets its own (a key given twice is refused). */
     private static String pool(int size, String extra) {
         return """
                 apiVersion: nightshift.dev/v1alpha1
@@ -50,12 +50,10 @@ class HealthRepairIT {
                 spec:
                   minimum: %d
                   maximum: 10
-                  maxSurge: 1
-                  maxUnavailable: 0
-                  interval: 0s
+                %s  interval: 0s
                   machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
                 %s
-                """.formatted(size, extra.indent(2));
+                """.formatted(size, extra.contains("maxSurge:") ? "" : "  maxSurge: 1\n  maxUnavailable: 0\n", extra.indent(2));
     }
 
     /** Longer ago than the default healthTimeout of 10 minutes. */
@@ -158,6 +156,13 @@ class HealthRepairIT {
     @Test
     void withDisableHealthTimeoutAnUnhealthyNodeIsOnlyReported() throws Exception {
         start(3, "machineControllerManager: {disableHealthTimeout: true}");
+        onlyReported();
+    }
+
+    @Test
+    void inAnInPlacePoolAnUnhealthyNodeIsOnlyReportedByDefault() throws Exception {
+        // disableHealthTimeout is left out: the in-place strategies default it to true.
+        start(3, "updateStrategy: AutoInPlaceUpdate\nmaxSurge: 0\nmaxUnavailable: 1");
         onlyReported();
     }
 

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nightshift.agent.kube.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 
 /**
  * Health-based repair against the embedded cluster, judged from the request log: a node with a
@@ -151,6 +152,27 @@ class HealthRepairIT {
                     assertThat(e.getInvolvedObject().getName()).isEqualTo("web-2");
                     assertThat(e.getMessage()).contains("DiskPressure");
                 });
+    }
+
+    @Test
+    void anUnreachableFailedNodeIsNotHeldForDrainTimeoutByAPodItCannotConfirmGone() throws Exception {
+        // The seeded machines are seconds old: past a creationTimeout of 5s a node not Ready is judged by health.
+        start(3, "machineControllerManager: {creationTimeout: 5s}");
+        // Its finalizer keeps the evicted pod with a deletionTimestamp, as a kubelet that no longer reports does.
+        h.kube.client().pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("app-1")
+                .withFinalizers("example.com/hold").endMetadata()
+                .withNewSpec().withNodeName("web-2").addNewContainer().withName("app").withImage("app:1").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build()).create();
+
+        setCondition("web-2", "Ready", "Unknown", LONG_AGO);
+
+        // drainTimeout is 2 h: only the unreachable-node rule lets the machine go this soon.
+        await().atMost(Duration.ofSeconds(90)).until(() -> log().stream().anyMatch(r -> isNodeDelete(r)
+                && r.resourcePath().equals("/api/v1/nodes/web-2")));
+        assertThat(log()).as("the pod was asked to leave").anyMatch(r -> "POST".equals(r.method())
+                && r.resourcePath().equals("/api/v1/namespaces/default/pods/app-1/eviction") && r.succeeded());
+        assertThat(h.kube.client().pods().inNamespace("default").withName("app-1").get().getMetadata().getDeletionTimestamp())
+                .as("never confirmed gone").isNotNull();
     }
 
     @Test

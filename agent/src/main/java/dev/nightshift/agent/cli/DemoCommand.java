@@ -11,8 +11,9 @@ import picocli.CommandLine.Option;
 
 /** {@code nightshift demo}: the agent at work on an embedded cluster, with nothing installed but the JDK. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Start an embedded Kubernetes API, a simulated cloud and a local Git repository, run the agent",
-                "against them, and push spec changes for it to roll out. Ctrl-C to stop.",
+        description = {"Show the agent rolling pools on an embedded cluster, with nothing installed but the JDK.",
+                "Starts an embedded Kubernetes API, a simulated cloud and a local Git repository, runs the",
+                "agent against them, and pushes spec changes for it to roll out. Ctrl-C to stop.",
                 "Exits 1 as soon as the agent reports a failure: a failed node update or",
                 "machine, ProgressDeadlineExceeded, a refused or invalid commit (the message",
                 "names the pool and the reason). With --exit-when-done: exits 0 once every",

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "GitOps reconciler for Kubernetes worker pools.",
-        subcommands = {DemoCommand.class, RunCommand.class, PlanCommand.class, DiffCommand.class, SimulateCommand.class,
+        subcommands = {DemoCommand.class, SandboxCommand.class, RunCommand.class, PlanCommand.class, DiffCommand.class, SimulateCommand.class,
                 WindowsCommand.class,
                 PauseCommand.Pause.class, PauseCommand.Resume.class,
                 CommandLine.HelpCommand.class})

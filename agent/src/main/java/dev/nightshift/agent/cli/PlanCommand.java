@@ -24,6 +24,7 @@ import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.plan.Plan;
 import dev.nightshift.strategies.plan.PoolReport;
 import dev.nightshift.strategies.plan.Step;
@@ -106,22 +107,22 @@ public final class PlanCommand implements Callable<Integer> {
         try (KubernetesClient client = kubernetes.client();
              ClusterObserver observer = new ClusterObserver(client, Agent.NAMESPACE, NODES_ONLY, () -> { })) {
             observer.start();
-            Plan plan = new RolloutPlanner().plan(desired, observer.observe(
-                    new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools), now);
-            print(spec.commandLine().getOut(), desired, plan, window);
+            ObservedCluster observed = observer.observe(
+                    new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools);
+            Plan plan = new RolloutPlanner().plan(desired, observed, now);
+            print(spec.commandLine().getOut(), desired, observed, plan, window);
         }
         return 0;
     }
 
-    private static void print(PrintWriter out, DesiredCluster desired, Plan plan, WindowState window) {
+    private static void print(PrintWriter out, DesiredCluster desired, ObservedCluster observed, Plan plan, WindowState window) {
         String row = "%-12s %-20s %-22s %-22s %-26s %s%n";
         out.printf(row, "POOL", "STRATEGY", "ACTION", "NODES (cur/out/upd)", "NEXT WINDOW", "REASONS");
         String next = window.alwaysOpen() ? "always open" : window.open() ? "open now"
                 : window.next().map(w -> w.open().toString()).orElse("none");
         for (DesiredPool pool : desired.pools()) {
             PoolReport r = plan.pools().get(pool.name());
-            List<Step> steps = plan.steps().stream().filter(s -> s.target().startsWith(pool.name())
-                    || (s instanceof Step.CreateMachine cm && cm.pool().equals(pool.name()))).toList();
+            List<Step> steps = plan.stepsIn(pool.name(), observed);
             out.printf(row, pool.name(), pool.spec().pool().updateStrategy(), r.phase(),
                     r.current() + "/" + r.outdated() + "/" + r.updating(), next, reasons(r, steps));
         }

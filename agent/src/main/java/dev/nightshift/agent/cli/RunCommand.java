@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Callable;
@@ -76,8 +75,8 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Plan and report; change nothing.")
     private Boolean dryRun;
 
-    @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
-            description = "Machine provider (default ${DEFAULT-VALUE}: machines become nodes of the cluster itself; for test clusters).")
+    @Option(names = "--provider", paramLabel = "NAME",
+            description = "Machine provider (or provider.type; no default): simulated (machines become Node objects of the cluster itself; for the embedded cluster and test clusters).")
     private String provider;
 
     @Override
@@ -113,41 +112,43 @@ public final class RunCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
             return Main.EXIT_USAGE;
         }
+        if (provider != null) {
+            config = config.with(new AgentConfig.Provider(provider));
+        }
+        String types = String.join(", ", AgentConfig.Provider.TYPES);
+        if (config.provider().isEmpty()) {
+            spec.commandLine().getErr().println("no machine provider is named: set provider.type in the configuration or --provider;"
+                    + " this release has: " + types);
+            return Main.EXIT_USAGE;
+        }
+        if (!AgentConfig.Provider.TYPES.contains(config.provider().get().type())) {
+            spec.commandLine().getErr().println("unknown provider \"" + config.provider().get().type() + "\"; this release has: " + types);
+            return Main.EXIT_USAGE;
+        }
         try {
             config.gitCaFile().ifPresent(CaFile::certificates);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println(e.getMessage());
             return Main.EXIT_USAGE;
         }
-        if (!provider.equals("simulated")) {
-            spec.commandLine().getErr().println("unknown provider \"" + provider + "\": this release ships the simulated provider");
-            return Main.EXIT_USAGE;
-        }
+        // The only provider so far; the warning goes where whoever starts the agent looks first.
+        spec.commandLine().getErr().println("WARNING: the simulated provider creates and deletes Node objects in the cluster the"
+                + " kubeconfig names, as machines of its own; it is for the embedded cluster (nightshift demo, nightshift sandbox)"
+                + " and test clusters, never for a cluster with real nodes.");
+        spec.commandLine().getErr().flush();
         ScheduledExecutorService cloud = Executors.newScheduledThreadPool(1);
-        CountDownLatch stopped = new CountDownLatch(1);
-        CountDownLatch closed = new CountDownLatch(1);
-        // On SIGTERM the JVM halts once its hooks return: the hook waits until the agent has closed,
-        // which lets a reconcile in progress finish its steps and releases the leader's lease.
-        Thread hook = new Thread(() -> {
-            stopped.countDown();
-            try {
-                closed.await(45, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "nightshift-shutdown");
-        try (KubernetesClient client = kubernetes.client();
+        try (StopSignal stop = new StopSignal(Duration.ofSeconds(45));
+             KubernetesClient client = kubernetes.client();
              Agent agent = new Agent(config, client, new SimulatedMachineProvider(client, cloud, Clock.systemUTC(), new Random(),
                      Set.of()::contains, SimulatedMachineProvider.Behaviour.fast()), Clock.systemUTC(), r -> { })) {
-            Runtime.getRuntime().addShutdownHook(hook);
+            stop.install();
             agent.start();
             spec.commandLine().getOut().println("nightshift agent running; status on http://127.0.0.1:" + agent.httpPort() + "/status");
             spec.commandLine().getOut().flush();
-            stopped.await();
+            stop.await();
             return 0;
         } finally {
             cloud.shutdownNow();
-            closed.countDown();
         }
     }
 }

@@ -34,8 +34,9 @@ import picocli.CommandLine.Spec;
  * users can check their cron before they push it. Exit 0, or 2 for an invalid spec or usage.
  */
 @Command(name = "windows", mixinStandardHelpOptions = true,
-        description = {"Print the next maintenance windows that close after --from, exclusions cut out,",
-                "overlapping or touching windows merged, in UTC and in the window's time zone.",
+        description = {"Print the next maintenance windows that close after --from.",
+                "Exclusions are cut out, overlapping or touching windows merged, in UTC and in the",
+                "window's time zone.",
                 "A window open at the start of the look-back (32 days before --from, plus the",
                 "longest window) shows that start, marked: it opened earlier. One still open at",
                 "the horizon (1098 days after --from) has no close. In JSON they carry",

@@ -3,6 +3,7 @@ package dev.nightshift.agent.config;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -21,6 +22,7 @@ import dev.nightshift.agent.git.GitSourceConfig;
  * @param cacheDir   the local bare copy of the repository
  * @param leaderElection whether replicas elect one leader that acts, the others standing by
  * @param validation how many consecutive successful cluster validations a pool needs, and how far apart
+ * @param provider   the machine provider; none is assumed, since the wrong one acts on the wrong machines
  */
 public record AgentConfig(
         Optional<URI> gitUrl,
@@ -41,14 +43,28 @@ public record AgentConfig(
         Path cacheDir,
         boolean dryRun,
         LeaderElection leaderElection,
-        Validation validation) {
+        Validation validation,
+        Optional<Provider> provider) {
+
+    /**
+     * The machine provider ({@code provider: {type: …}}): what creates, deletes and updates the
+     * pools' machines. A mapping, so that a provider's own settings can join {@code type}.
+     */
+    public record Provider(String type) {
+
+        /** {@code simulated}: machines become Node objects of the cluster itself; for the embedded cluster and test clusters. */
+        public static final String SIMULATED = "simulated";
+        /** Every provider this release has. */
+        public static final List<String> TYPES = List.of(SIMULATED);
+    }
 
     /**
      * Leader election through a {@code coordination.k8s.io} Lease in {@code nightshift-system}:
      * one replica acts, the others are ready but idle and take over when its lease expires.
      *
      * @param leaseDuration how long a leader's lease holds without renewal; renewal and retry
-     *                      follow from it as in Kubernetes' own controllers (2/3 and 2/15 of it)
+     *                      follow from it as in Kubernetes' own controllers (2/3 and 2/15 of it,
+     *                      the retry at most {@link #LONGEST_RETRY})
      * @param identity      this replica's name in the lease (the pod name in a cluster)
      */
     public record LeaderElection(boolean enabled, String leaseName, Duration leaseDuration, String identity) {
@@ -57,6 +73,9 @@ public record AgentConfig(
                 // A pod's name is unique; a host name is not (two agents on one host), so it gets a suffix.
                 Optional.ofNullable(System.getenv("POD_NAME")).orElseGet(() -> Optional.ofNullable(System.getenv("HOSTNAME"))
                         .orElse("nightshift") + "_" + UUID.randomUUID().toString().substring(0, 8)));
+
+        /** The longest time between two tries of a standby to take the lease, and of the leader to renew it. */
+        public static final Duration LONGEST_RETRY = Duration.ofMillis(1500);
 
         public LeaderElection {
             if (leaseDuration.compareTo(Duration.ofSeconds(1)) < 0) {
@@ -68,8 +87,14 @@ public record AgentConfig(
             return leaseDuration.multipliedBy(2).dividedBy(3);
         }
 
+        /**
+         * 2/15 of the lease, at most {@link #LONGEST_RETRY}: a standby tries the lease this often,
+         * jittered up to 2.2 times as long, so it finds a lease the leader released on stopping
+         * within 3.3 s whatever the lease's duration.
+         */
         public Duration retryPeriod() {
-            return leaseDuration.multipliedBy(2).dividedBy(15);
+            Duration share = leaseDuration.multipliedBy(2).dividedBy(15);
+            return share.compareTo(LONGEST_RETRY) < 0 ? share : LONGEST_RETRY;
         }
 
         public LeaderElection enabled(boolean on) {
@@ -95,7 +120,7 @@ public record AgentConfig(
     public static final AgentConfig DEFAULTS = new AgentConfig(Optional.empty(), "main", "", Duration.ofSeconds(60),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
             GitSourceConfig.DEFAULT_TIMEOUT, Optional.empty(), 9400, Optional.empty(), Optional.empty(), Path.of(System.getProperty("java.io.tmpdir"), "nightshift"),
-            false, LeaderElection.OFF, Validation.DEFAULT);
+            false, LeaderElection.OFF, Validation.DEFAULT, Optional.empty());
 
     /** Values given on the command line; each one present replaces the file's. */
     public record Overrides(Optional<URI> gitUrl, Optional<String> gitRef, Optional<String> gitPath,
@@ -118,16 +143,22 @@ public record AgentConfig(
                 o.pollInterval().orElse(pollInterval), gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
                 o.gitCaFile().or(this::gitCaFile), gitTimeout, o.cluster().or(this::cluster), o.httpPort().orElse(httpPort),
                 webhookSecretFile, webhookSecretEnv, o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection,
-                validation);
+                validation, provider);
     }
 
     public AgentConfig with(LeaderElection election) {
         return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, election, validation);
+                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, election, validation, provider);
     }
 
     public AgentConfig with(Validation checks) {
         return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection, checks);
+                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection, checks, provider);
+    }
+
+    public AgentConfig with(Provider machines) {
+        return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
+                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection,
+                validation, Optional.of(machines));
     }
 }

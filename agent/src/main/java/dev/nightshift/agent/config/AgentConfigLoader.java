@@ -74,6 +74,7 @@ public final class AgentConfigLoader {
         Map<String, Node> webhook = r.section(top, "webhook");
         Map<String, Node> election = r.section(top, "leaderElection");
         Map<String, Node> validation = r.section(top, "validation");
+        Map<String, Node> provider = r.section(top, "provider");
         AgentConfig.LeaderElection electionDefaults = d.leaderElection();
         AgentConfig.LeaderElection leader = new AgentConfig.LeaderElection(
                 r.string(election, "leaderElection.enabled").map(v -> r.bool(election.get("enabled"), "leaderElection.enabled", v))
@@ -110,8 +111,9 @@ public final class AgentConfigLoader {
                 r.string(webhook, "webhook.secretEnv"),
                 r.string(top, "cacheDir").map(Path::of).orElse(d.cacheDir()),
                 r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()),
-                leader, checks);
-        r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation"));
+                leader, checks, provider(r, top, provider));
+        r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation", "provider"));
+        r.only(provider, "provider", Set.of("type"));
         r.only(election, "leaderElection", Set.of("enabled", "leaseName", "leaseDuration"));
         r.only(validation, "validation", Set.of("consecutive", "interval"));
         r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "timeout", "caFile", "auth"));
@@ -126,6 +128,22 @@ public final class AgentConfigLoader {
             r.error(auth.get("tokenEnv"), "git.auth.tokenEnv", "give tokenFile or tokenEnv, not both");
         }
         return r.errors.isEmpty() ? new Result(Optional.of(config), List.of()) : new Result(Optional.empty(), List.copyOf(r.errors));
+    }
+
+    /** {@code provider.type}, one of {@link AgentConfig.Provider#TYPES}; empty when the file names none (then the flag must). */
+    private static Optional<AgentConfig.Provider> provider(Reader r, Map<String, Node> top, Map<String, Node> provider) {
+        if (top.containsKey("provider") && !provider.containsKey("type")) {
+            r.error(top.get("provider"), "provider.type", "is required: one of " + String.join(", ", AgentConfig.Provider.TYPES));
+            return Optional.empty();
+        }
+        return r.string(provider, "provider.type").filter(type -> {
+            if (AgentConfig.Provider.TYPES.contains(type)) {
+                return true;
+            }
+            r.error(provider.get("type"), "provider.type", "unknown provider \"" + type + "\"; this release has: "
+                    + String.join(", ", AgentConfig.Provider.TYPES));
+            return false;
+        }).map(AgentConfig.Provider::new);
     }
 
     /** Reads scalars and sections, collecting every error with its place. */

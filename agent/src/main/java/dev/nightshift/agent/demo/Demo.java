@@ -11,13 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
-import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.provider.SimulatedMachineProvider;
 import dev.nightshift.agent.reconcile.ReconcileReport;
@@ -39,9 +35,8 @@ public final class Demo implements AutoCloseable {
 
     /** Nodes per pool at the start. */
     static final Map<String, Integer> POOLS = new LinkedHashMap<>(Map.of("bastion", 1, "batch", 4, "cpu-worker", 3, "gpu-worker", 2));
-    private static final Duration POLL = Duration.ofSeconds(2);
     /** A cloud that never fails: machines register in 3 s, in-place updates take 3 s. */
-    static final SimulatedMachineProvider.Behaviour RELIABLE_CLOUD = new SimulatedMachineProvider.Behaviour(
+    public static final SimulatedMachineProvider.Behaviour RELIABLE_CLOUD = new SimulatedMachineProvider.Behaviour(
             Duration.ofSeconds(3), Duration.ofSeconds(3), Duration.ofSeconds(1), 0, 0);
 
     /** How waiting for every pool to run a commit ended. */
@@ -52,14 +47,8 @@ public final class Demo implements AutoCloseable {
     private final SimulatedMachineProvider.Behaviour cloudBehaviour;
     private final RolloutWatch watch = new RolloutWatch();
     private final Clock clock = Clock.systemUTC();
-    private final ScheduledExecutorService cloud = Executors.newScheduledThreadPool(2, r -> {
-        Thread t = new Thread(r, "demo-cloud");
-        t.setDaemon(true);
-        return t;
-    });
-    private EmbeddedKubernetes kube;
+    private EmbeddedWorld world;
     private DemoRepository repo;
-    private DemoWorkloads workloads;
     private volatile Agent agent;
     private DemoConsole console;
 
@@ -80,50 +69,23 @@ public final class Demo implements AutoCloseable {
     /** Runs the demo; the exit code is 0 when the rollout completed. */
     public int run() throws Exception {
         Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-demo-"));
-        Files.createDirectories(dir);
         console = new DemoConsole(out, Instant.now());
-        kube = EmbeddedKubernetes.start();
-        Path kubeconfig = kube.writeKubeconfig(dir.resolve("kubeconfig"));
-        repo = DemoRepository.create(dir);
-        SimulatedMachineProvider provider = new SimulatedMachineProvider(kube.client(), cloud, clock, new Random(7),
-                "bastion"::equals, cloudBehaviour);
-        workloads = new DemoWorkloads(kube.client());
-        POOLS.forEach((pool, count) -> IntStream.rangeClosed(1, count)
-                .forEach(i -> provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty())));
+        world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, EmbeddedKubernetes.DEFAULT_GIT_VERSION, DemoRepository.bundledDemo(),
+                "demo: the cluster as it is today", "bastion"::equals, cloudBehaviour), clock);
+        repo = world.repository();
+        DemoWorkloads workloads = world.workloads();
+        POOLS.forEach((pool, count) -> world.seed(pool, count, Optional.empty(), Optional.empty()));
         workloads.daemonSet(nodes("batch", "cpu-worker", "gpu-worker"));
-        workloads.deploy("cpu-worker", "web", nodes("cpu-worker"));
-        workloads.deploy("batch", "jobs", nodes("batch"));
+        workloads.deploy("cpu-worker", "web", nodes("cpu-worker"), 2);
+        workloads.deploy("batch", "jobs", nodes("batch"), 2);
         workloads.startRescheduling();
-        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
-                Optional.of(""), Optional.of(POLL), Optional.of("demo"), Optional.of(options.httpPort()),
-                Optional.of(dir.resolve("cache")), Optional.of(false)));
-        Agent starting = new Agent(config, kube.client(), provider, clock, console.andThen(watch));
-        try {
-            starting.start();
-        } catch (Exception e) {
-            starting.close();
-            throw e;
-        }
-        agent = starting;
-        banner(dir, kubeconfig);
+        agent = world.startAgent("demo", options.httpPort(), console.andThen(watch));
+        world.banner(out, "Nightshift demo");
         return story();
     }
 
     private List<String> nodes(String... pools) {
         return List.of(pools).stream().flatMap(p -> IntStream.rangeClosed(1, POOLS.get(p)).mapToObj(i -> p + "-" + i)).toList();
-    }
-
-    private void banner(Path dir, Path kubeconfig) {
-        String http = "http://127.0.0.1:" + agent.httpPort();
-        out.println();
-        out.println("Nightshift demo");
-        out.println("  Kubernetes API   " + kube.url() + "   (kubectl --kubeconfig " + kubeconfig + " get nodes)");
-        out.println("  spec repository  " + repo.bare() + "   (the agent polls it every " + POLL.toSeconds() + "s)");
-        out.println("  your clone       " + repo.work() + "   (edit, commit, git push: the agent picks it up)");
-        out.println("  status           " + http + "/status");
-        out.println("  metrics          " + http + "/metrics   (Prometheus; dashboard and alerts in grafana/)");
-        out.println("  health           " + http + "/healthz   " + http + "/readyz");
-        out.println();
     }
 
     private int story() throws Exception {
@@ -155,7 +117,7 @@ public final class Demo implements AutoCloseable {
                     t -> t.replaceAll("labels: \\{.*}", "labels: {team: web, tier: frontend-" + cycle + "}"))), "the label change")) {
                 return 1;
             }
-            workloads.strictBudget("web");
+            world.workloads().strictBudget("web");
             console.line("the web PodDisruptionBudget now refuses every eviction");
             String from = cycle % 2 == 1 ? "1632.0.0" : "1633.0.0";
             String to = cycle % 2 == 1 ? "1633.0.0" : "1632.0.0";
@@ -163,7 +125,7 @@ public final class Demo implements AutoCloseable {
                     Map.of("pools/cpu-worker.yaml", image(from, to))), "the cpu-worker image change")) {
                 return 1;
             }
-            workloads.relaxedBudget("web");
+            world.workloads().relaxedBudget("web");
             String broken = commit("a broken commit: batch maxSurge: lots", Map.of("pools/batch.yaml",
                     t -> t.replace("maxSurge: \"25%\"", "maxSurge: lots")));
             agent.pollNow();
@@ -276,23 +238,13 @@ public final class Demo implements AutoCloseable {
     }
 
     public Optional<EmbeddedKubernetes> cluster() {
-        return Optional.ofNullable(kube);
+        return Optional.ofNullable(world).map(EmbeddedWorld::kubernetes);
     }
 
     @Override
     public void close() {
-        if (agent != null) {
-            agent.close();
-        }
-        if (workloads != null) {
-            workloads.close();
-        }
-        cloud.shutdownNow();
-        if (repo != null) {
-            repo.close();
-        }
-        if (kube != null) {
-            kube.close();
+        if (world != null) {
+            world.close();
         }
     }
 }

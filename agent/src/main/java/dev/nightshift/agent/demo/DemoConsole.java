@@ -11,15 +11,15 @@ import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.strategies.plan.PoolReport;
 
-/** The demo's terminal: each step as it happens, and a progress bar per pool when one moves. */
-final class DemoConsole implements Consumer<ReconcileReport> {
+/** The terminal of the demo and the sandbox: each step as it happens, and a progress bar per pool when one moves. */
+public final class DemoConsole implements Consumer<ReconcileReport> {
 
     private final PrintStream out;
     private final Instant start;
     private final Map<String, String> lastBars = new TreeMap<>();
     private volatile ReconcileReport latest;
 
-    DemoConsole(PrintStream out, Instant start) {
+    public DemoConsole(PrintStream out, Instant start) {
         this.out = out;
         this.start = start;
     }

@@ -8,17 +8,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.lib.PersonIdent;
+import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.revwalk.RevCommit;
 
 /**
- * The demo's spec repository: a bare repository the agent polls, made from the demo spec bundled
- * in the jar (so the demo runs from any directory), and a working clone that the demo, or the
- * user, commits to and pushes from.
+ * The spec repository of the demo and the sandbox: a bare repository the agent polls, made from
+ * the demo spec bundled in the jar (so the demo runs from any directory) or from the files of a
+ * directory (the sandbox), and a working clone that the demo, or the user, commits to and pushes
+ * from, with {@code git push} working as in any clone.
  */
 public final class DemoRepository implements AutoCloseable {
 
@@ -38,24 +44,61 @@ public final class DemoRepository implements AutoCloseable {
         this.git = git;
     }
 
-    public static DemoRepository create(Path dir) throws IOException, GitAPIException {
-        Path bare = dir.resolve("specs.git");
-        Path work = dir.resolve("specs");
-        Git.init().setBare(true).setInitialBranch("main").setDirectory(bare.toFile()).call().close();
-        Git git = Git.cloneRepository().setURI(bare.toUri().toString()).setDirectory(work.toFile()).call();
-        git.checkout().setOrphan(true).setName("main").call();
+    /** The files of the demo spec bundled in the jar, by their path in the repository. */
+    public static Map<String, byte[]> bundledDemo() throws IOException {
+        Map<String, byte[]> files = new TreeMap<>();
         for (String file : FILES) {
             try (InputStream in = DemoRepository.class.getResourceAsStream("/examples/demo/" + file)) {
                 if (in == null) {
                     throw new IOException("the jar lacks examples/demo/" + file);
                 }
-                Path target = work.resolve(file);
-                Files.createDirectories(target.getParent());
-                Files.write(target, in.readAllBytes());
+                files.put(file, in.readAllBytes());
             }
         }
+        return files;
+    }
+
+    /**
+     * Every regular file below {@code dir} (a {@code .git} directory aside), by its path relative
+     * to it with {@code /} separators; a single file stands at the repository's root.
+     */
+    public static Map<String, byte[]> filesOf(Path dir) throws IOException {
+        Map<String, byte[]> files = new TreeMap<>();
+        if (Files.isRegularFile(dir)) {
+            files.put(dir.getFileName().toString(), Files.readAllBytes(dir));
+            return files;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path file : walk.filter(Files::isRegularFile).toList()) {
+                Path relative = dir.relativize(file);
+                if (!relative.startsWith(".git")) {
+                    files.put(StreamSupport.stream(relative.spliterator(), false).map(Path::toString)
+                            .collect(Collectors.joining("/")), Files.readAllBytes(file));
+                }
+            }
+        }
+        return files;
+    }
+
+    /** The repository under {@code dir} ({@code specs.git}, cloned to {@code specs}) holding {@code files} in its first commit. */
+    public static DemoRepository create(Path dir, Map<String, byte[]> files, String message) throws IOException, GitAPIException {
+        Path bare = dir.resolve("specs.git");
+        Path work = dir.resolve("specs");
+        Git.init().setBare(true).setInitialBranch("main").setDirectory(bare.toFile()).call().close();
+        Git git = Git.cloneRepository().setURI(bare.toUri().toString()).setDirectory(work.toFile()).call();
+        git.checkout().setOrphan(true).setName("main").call();
+        // A clone of an empty repository tracks nothing: without this, a plain `git push` in the clone fails.
+        StoredConfig config = git.getRepository().getConfig();
+        config.setString("branch", "main", "remote", "origin");
+        config.setString("branch", "main", "merge", "refs/heads/main");
+        config.save();
+        for (Map.Entry<String, byte[]> file : files.entrySet()) {
+            Path target = work.resolve(file.getKey());
+            Files.createDirectories(target.getParent());
+            Files.write(target, file.getValue());
+        }
         DemoRepository repo = new DemoRepository(bare, work, git);
-        repo.commitAll("demo: the cluster as it is today");
+        repo.commitAll(message);
         return repo;
     }
 

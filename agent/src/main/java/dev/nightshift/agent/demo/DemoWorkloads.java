@@ -21,12 +21,14 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 /**
  * Something for drains to move: application pods with a PodDisruptionBudget, a DaemonSet pod on
  * every node (drains leave those alone), and a stand-in scheduler that starts an evicted pod again
- * on another schedulable Ready node of its pool, so budgets keep meaning something.
+ * on another schedulable Ready node of its pool, so budgets keep meaning something. The demo's
+ * and the sandbox's.
  */
-final class DemoWorkloads implements AutoCloseable {
+public final class DemoWorkloads implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DemoWorkloads.class);
-    static final String NAMESPACE = "shop";
+    /** The namespace of the application pods and their budgets. */
+    public static final String NAMESPACE = "shop";
     static final String APP = "app";
 
     private final KubernetesClient client;
@@ -34,14 +36,14 @@ final class DemoWorkloads implements AutoCloseable {
     private SharedIndexInformer<Pod> informer;
     private volatile boolean closed;
 
-    DemoWorkloads(KubernetesClient client) {
+    public DemoWorkloads(KubernetesClient client) {
         this.client = client;
     }
 
-    /** Two pods of {@code app} on each of the pool's nodes, a budget of one disruption at a time. */
-    void deploy(String pool, String app, List<String> nodes) {
+    /** {@code podsPerNode} pods of {@code app} on each of the pool's nodes, a budget of one disruption at a time. */
+    public void deploy(String pool, String app, List<String> nodes, int podsPerNode) {
         for (String node : nodes) {
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < podsPerNode; i++) {
                 create(pool, app, node);
             }
         }
@@ -79,7 +81,7 @@ final class DemoWorkloads implements AutoCloseable {
     }
 
     /** Starts the stand-in scheduler. */
-    void startRescheduling() {
+    public void startRescheduling() {
         informer = client.pods().inNamespace(NAMESPACE).inform(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {

@@ -15,15 +15,38 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 
 /**
  * The per-pool status record, kept as a ConfigMap {@code nightshift-pool-<pool>} in the agent's
- * namespace: everything the planner's counters and deadlines need across restarts, and the
- * {@code nightshift.dev/paused} annotation through which a rollout is paused without a commit.
+ * namespace: everything the planner's counters and deadlines need across restarts, the spec the
+ * pool last accepted (so that a refused commit stays refused after a restart or a failover), and
+ * the {@code nightshift.dev/paused} annotation through which a rollout is paused without a commit.
  */
 public final class PoolStatusRecords {
 
     public static final String LABEL = NodeMarks.PREFIX + "pool-status";
     public static final String PAUSED = NodeMarks.PREFIX + "paused";
 
+    /** The data keys of the accepted spec; a later per-pool {@code target} goes beside them. */
+    public static final String ACCEPTED_COMMIT = "acceptedCommit";
+    public static final String ACCEPTED_CLUSTER = "acceptedCluster";
+    public static final String ACCEPTED_POOL = "acceptedPool";
+
+    /**
+     * The spec a pool last accepted: the commit, and the Cluster and WorkerPool documents in their
+     * canonical form ({@code CanonicalYaml}), which outlive the commit in a shallow Git cache.
+     */
+    public record Accepted(String commit, String cluster, String pool) {
+    }
+
     private PoolStatusRecords() {
+    }
+
+    /** The accepted spec the record holds; empty when it holds none (a pool never accepted, or an older agent's record). */
+    public static Optional<Accepted> accepted(ConfigMap map) {
+        Map<String, String> d = map.getData() == null ? Map.of() : map.getData();
+        if (!d.containsKey(ACCEPTED_COMMIT) && !d.containsKey(ACCEPTED_CLUSTER) && !d.containsKey(ACCEPTED_POOL)) {
+            return Optional.empty();
+        }
+        return Optional.of(new Accepted(d.getOrDefault(ACCEPTED_COMMIT, ""), d.getOrDefault(ACCEPTED_CLUSTER, ""),
+                d.getOrDefault(ACCEPTED_POOL, "")));
     }
 
     public static String name(String pool) {
@@ -43,7 +66,18 @@ public final class PoolStatusRecords {
         return Optional.ofNullable(text).filter(t -> !t.isBlank()).map(Instant::parse);
     }
 
-    /** The record's data for a status; the paused annotation is the user's and is left alone. */
+    /** The record's data for a status and the spec the pool accepted; the paused annotation is the user's and is left alone. */
+    public static Map<String, String> data(PoolStatus status, Optional<Accepted> accepted) {
+        Map<String, String> d = data(status);
+        accepted.ifPresent(a -> {
+            d.put(ACCEPTED_COMMIT, a.commit());
+            d.put(ACCEPTED_CLUSTER, a.cluster());
+            d.put(ACCEPTED_POOL, a.pool());
+        });
+        return d;
+    }
+
+    /** The record's data for a status alone. */
     public static Map<String, String> data(PoolStatus status) {
         Map<String, String> d = new LinkedHashMap<>();
         d.put("outdatedNodes", Integer.toString(status.outdatedNodes()));
@@ -55,7 +89,11 @@ public final class PoolStatusRecords {
     }
 
     public static ConfigMap create(String namespace, String pool, PoolStatus status) {
+        return create(namespace, pool, data(status));
+    }
+
+    public static ConfigMap create(String namespace, String pool, Map<String, String> data) {
         return new ConfigMapBuilder().withNewMetadata().withName(name(pool)).withNamespace(namespace)
-                .addToLabels(LABEL, pool).endMetadata().withData(data(status)).build();
+                .addToLabels(LABEL, pool).endMetadata().withData(data).build();
     }
 }

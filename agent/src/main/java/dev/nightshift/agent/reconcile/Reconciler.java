@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
@@ -27,12 +29,15 @@ import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
-import dev.nightshift.spec.diff.DiffReport;
 import dev.nightshift.spec.diff.InPlaceHistory;
 import dev.nightshift.spec.diff.PoolDecision;
 import dev.nightshift.spec.diff.SpecDiff;
+import dev.nightshift.spec.load.CanonicalYaml;
+import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.KubernetesVersion;
+import dev.nightshift.spec.model.ResolvedPool;
+import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -91,7 +96,17 @@ public final class Reconciler implements AutoCloseable {
     private final Map<String, Instant> lastValidation = new HashMap<>();
     private ScheduledFuture<?> wake;
     private volatile SpecRevision offered;
-    private SpecRevision accepted;
+    /**
+     * What was accepted must be read from the pool records before the next reconcile: at start and
+     * at every term as leader, never carried over from a previous term or a standby's polls.
+     */
+    private volatile boolean rebuild = true;
+    /** What the agent acts on; null until something was accepted or read from the records. */
+    private Acting acting;
+    /** What each pool's record must say it accepted (canonical texts, so that unchanged records are not written again). */
+    private final Map<String, PoolStatusRecords.Accepted> acceptedRecords = new HashMap<>();
+    /** Pools whose record holds an accepted spec that cannot be read: no commit is accepted until it is fixed. */
+    private List<String> unreadableRecords = List.of();
     /** The accepted spec's maintenance calendar, kept between reconciles. */
     private CachedCalendar calendar;
     /** Since when each pool has had outdated nodes without a break. */
@@ -120,8 +135,9 @@ public final class Reconciler implements AutoCloseable {
         this.leading = settings.leading();
     }
 
-    /** This replica became the leader: act, starting from what is observed now. */
+    /** This replica became the leader: act, starting from what is observed now and what the pool records say was accepted. */
     public void lead() {
+        rebuild = true;
         leading = true;
         request();
     }
@@ -174,7 +190,7 @@ public final class Reconciler implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             LOG.error("reconcile failed; trying again shortly", e);
-            reports.accept(ReconcileReport.failed(now, accepted == null ? "" : accepted.commit(), rejected,
+            reports.accept(ReconcileReport.failed(now, acting == null ? "" : acting.commit(), rejected,
                     Duration.between(now, clock.instant()), e.getClass().getSimpleName() + ": " + e.getMessage()));
             next = BUSY_RESYNC;
         }
@@ -200,16 +216,21 @@ public final class Reconciler implements AutoCloseable {
     }
 
     private Optional<ReconcileReport> reconcile(Instant now) {
+        if (rebuild) {
+            rebuildFromRecords();
+            rebuild = false;
+        }
         takeOffered();
-        if (accepted == null) {
+        if (acting == null) {
             return Optional.empty();
         }
-        ClusterSpec cluster = accepted.specs().cluster(settings.cluster()).orElseThrow();
+        ClusterSpec cluster = acting.cluster();
         if (calendar == null || !calendar.maintenance().equals(cluster.maintenance())) {
             calendar = new CachedCalendar(cluster.maintenance());
         }
         WindowState window = calendar.state(now);
-        DesiredCluster desired = DesiredCluster.of(accepted.specs(), settings.cluster(), settings.validationsRequired());
+        DesiredCluster desired = new DesiredCluster(cluster, acting.pools().values().stream().map(DesiredPool::of).toList(),
+                settings.validationsRequired());
         Set<String> pools = new HashSet<>();
         desired.pools().forEach(p -> pools.add(p.name()));
         ObservedCluster observed = observer.observe(
@@ -280,7 +301,7 @@ public final class Reconciler implements AutoCloseable {
         desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
                 + ": " + dev.nightshift.spec.model.WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
                 + " maintenance windows (exclusions still apply)"));
-        return Optional.of(new ReconcileReport(now, accepted.commit(), window, plan, outcomes, rejected, notices,
+        return Optional.of(new ReconcileReport(now, acting.commit(), window, plan, outcomes, rejected, notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
                 Optional.empty()));
     }
@@ -346,35 +367,113 @@ public final class Reconciler implements AutoCloseable {
         return new Plan(steps, plan.pools(), plan.wakeAt());
     }
 
-    /** Takes the offered spec unless one of its changes is rejected; then the accepted one stays. */
-    private void takeOffered() {
-        SpecRevision candidate = offered;
-        if (candidate == null || (accepted != null && candidate.commit().equals(accepted.commit()))) {
+    /**
+     * What the agent acts on: the commit, and each pool resolved against the cluster as that pool
+     * accepted it (after an interrupted acceptance, pools may stand at different commits).
+     */
+    private record Acting(String commit, ClusterSpec cluster, Map<String, ResolvedPool> pools) {
+    }
+
+    /**
+     * Reads what each pool accepted from its record, in the API server rather than a cache, so that
+     * a new leader judges the head against what the last leader accepted. A pool without a record
+     * accepted nothing: it is new.
+     */
+    private void rebuildFromRecords() {
+        Map<String, ResolvedPool> pools = new TreeMap<>();
+        Map<String, PoolStatusRecords.Accepted> read = new HashMap<>();
+        List<String> unreadable = new ArrayList<>();
+        for (ConfigMap map : client.configMaps().inNamespace(settings.namespace()).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
+            Optional<PoolStatusRecords.Accepted> accepted = PoolStatusRecords.accepted(map);
+            if (accepted.isEmpty()) {
+                continue;
+            }
+            String pool = map.getMetadata().getLabels().get(PoolStatusRecords.LABEL);
+            LoadResult loaded = CanonicalYaml.read(accepted.get().cluster(), accepted.get().pool());
+            if (!loaded.valid() || loaded.specs().pools().size() != 1 || !loaded.specs().pools().get(0).name().equals(pool)) {
+                unreadable.add(pool + ": the spec it accepted, kept in ConfigMap " + settings.namespace() + "/" + map.getMetadata().getName()
+                        + ", cannot be read (" + loaded.errors().stream().limit(3).map(Object::toString).toList() + "); no commit is"
+                        + " applied until it is fixed, or its keys " + PoolStatusRecords.ACCEPTED_COMMIT + ", "
+                        + PoolStatusRecords.ACCEPTED_CLUSTER + " and " + PoolStatusRecords.ACCEPTED_POOL
+                        + " are removed (then the pool is judged as new)");
+                continue;
+            }
+            WorkerPoolSpec spec = loaded.specs().pools().get(0);
+            if (!spec.cluster().equals(settings.cluster())) {
+                continue;
+            }
+            pools.put(pool, new ResolvedPool(loaded.specs().cluster(spec.cluster()).orElseThrow(), spec));
+            read.put(pool, accepted.get());
+        }
+        acceptedRecords.clear();
+        acceptedRecords.putAll(read);
+        unreadableRecords = List.copyOf(unreadable);
+        if (pools.isEmpty()) {
+            acting = null;
             return;
         }
-        if (candidate.specs().cluster(settings.cluster()).isEmpty()) {
+        // The commit most pools accepted (the first in name order on a tie) names what is acted on, and its cluster gives the windows.
+        Map<String, Integer> votes = new TreeMap<>();
+        read.values().forEach(a -> votes.merge(a.commit(), 1, Integer::sum));
+        String commit = votes.entrySet().stream().max(Map.Entry.<String, Integer>comparingByValue()
+                .thenComparing(Map.Entry.comparingByKey(java.util.Comparator.reverseOrder()))).orElseThrow().getKey();
+        ClusterSpec cluster = pools.entrySet().stream().filter(e -> read.get(e.getKey()).commit().equals(commit))
+                .findFirst().orElseThrow().getValue().cluster();
+        acting = new Acting(commit, cluster, pools);
+        LOG.info("the pool records say commit {} was accepted ({} pool(s))", commit, pools.size());
+    }
+
+    /**
+     * Takes the offered spec unless one of its changes is rejected; then what was accepted stays.
+     * Each pool is judged against what it accepted (kept in its record); a pool that accepted
+     * nothing is new, and a pool no longer offered is deleted.
+     */
+    private void takeOffered() {
+        SpecRevision candidate = offered;
+        if (candidate == null) {
+            return;
+        }
+        Optional<ClusterSpec> cluster = candidate.specs().cluster(settings.cluster());
+        if (cluster.isEmpty()) {
             rejected = List.of("commit " + candidate.commit() + " has no Cluster named " + settings.cluster());
             return;
         }
-        if (accepted != null) {
-            DiffReport diff = new SpecDiff().diff(accepted.specs().onlyCluster(settings.cluster()),
-                    candidate.specs().onlyCluster(settings.cluster()), history());
-            List<String> refusals = new ArrayList<>();
-            for (PoolDecision d : diff.pools()) {
+        List<ResolvedPool> offeredPools = candidate.specs().resolvedPools(settings.cluster());
+        Map<String, ResolvedPool> byName = new TreeMap<>();
+        offeredPools.forEach(p -> byName.put(p.name(), p));
+        if (acting != null && candidate.commit().equals(acting.commit()) && acting.pools().keySet().equals(byName.keySet())) {
+            return;
+        }
+        List<String> refusals = new ArrayList<>(unreadableRecords);
+        if (acting != null) {
+            InPlaceHistory history = history();
+            SpecDiff diff = new SpecDiff();
+            for (ResolvedPool n : offeredPools) {
+                ResolvedPool o = acting.pools().get(n.name());
+                if (o == null) {
+                    continue;
+                }
+                PoolDecision d = diff.decide(o, n, history.of(settings.cluster(), n.name()));
                 if (d.rejected()) {
                     d.reasons().stream().filter(r -> !r.message().isEmpty())
                             .forEach(r -> refusals.add(d.pool() + ": " + r.path() + " " + r.oldValue() + " -> " + r.newValue() + ": " + r.message()));
                 }
                 d.forceTokenUsed().ifPresent(t -> tokensToRecord.put(d.pool(), t));
             }
-            if (!refusals.isEmpty()) {
-                rejected = List.copyOf(refusals);
-                LOG.error("commit {} is not applied; keeping {}: {}", candidate.commit(), accepted.commit(), refusals);
-                return;
+        }
+        if (!refusals.isEmpty()) {
+            if (!refusals.equals(rejected)) {
+                LOG.error("commit {} is not applied; keeping {}: {}", candidate.commit(), acting == null ? "nothing" : acting.commit(), refusals);
             }
+            rejected = List.copyOf(refusals);
+            return;
         }
         rejected = List.of();
-        accepted = candidate;
+        acting = new Acting(candidate.commit(), cluster.get(), byName);
+        String clusterText = CanonicalYaml.cluster(cluster.get());
+        acceptedRecords.clear();
+        byName.forEach((name, p) -> acceptedRecords.put(name,
+                new PoolStatusRecords.Accepted(candidate.commit(), clusterText, CanonicalYaml.pool(p.pool()))));
         LOG.info("acting on commit {}", candidate.commit());
     }
 
@@ -393,25 +492,33 @@ public final class Reconciler implements AutoCloseable {
         return new InPlaceHistory(entries);
     }
 
+    /**
+     * Writes each pool's record where it changed: its status and the spec it accepted. Records of
+     * pools no longer accepted lose their accepted spec: such a pool, offered again, is new.
+     */
     private void writeStatus(Map<String, PoolStatus> statuses, ObservedCluster observed) {
-        statuses.forEach((pool, status) -> {
+        Set<String> pools = new TreeSet<>(statuses.keySet());
+        pools.addAll(acceptedRecords.keySet());
+        observed.poolStatus().keySet().stream().filter(p -> observer.statusRecord(settings.namespace(), p)
+                .flatMap(PoolStatusRecords::accepted).isPresent()).forEach(pools::add);
+        for (String pool : pools) {
+            PoolStatus s = statuses.getOrDefault(pool, observed.status(pool));
             String token = tokensToRecord.remove(pool);
-            PoolStatus s = status;
             if (token != null) {
                 Set<String> tokens = new HashSet<>(s.usedForceTokens());
                 tokens.add(token);
                 s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
             }
-            if (s.equals(observed.status(pool))) {
-                return;
-            }
-            Map<String, String> data = PoolStatusRecords.data(s);
+            Map<String, String> data = PoolStatusRecords.data(s, Optional.ofNullable(acceptedRecords.get(pool)));
             Optional<ConfigMap> existing = observer.statusRecord(settings.namespace(), pool);
+            if (existing.isPresent() && data.equals(existing.get().getData())) {
+                continue;
+            }
             if (existing.isEmpty()) {
                 try {
-                    client.configMaps().inNamespace(settings.namespace()).resource(PoolStatusRecords.create(settings.namespace(), pool, s))
+                    client.configMaps().inNamespace(settings.namespace()).resource(PoolStatusRecords.create(settings.namespace(), pool, data))
                             .create();
-                    return;
+                    continue;
                 } catch (KubernetesClientException e) {
                     if (e.getCode() != 409) {
                         throw e;
@@ -424,11 +531,13 @@ public final class Reconciler implements AutoCloseable {
                         cm.setData(data);
                         return cm;
                     });
-        });
+        }
     }
 
-    public Optional<SpecRevision> accepted() {
-        return Optional.ofNullable(accepted);
+    /** The commit acted on. */
+    public Optional<String> acceptedCommit() {
+        Acting a = acting;
+        return a == null ? Optional.empty() : Optional.of(a.commit());
     }
 
     /** Lets a reconcile in progress finish its steps (a leader handing over mid-step would leave work half done). */

@@ -249,8 +249,14 @@ public final class Agent implements AutoCloseable {
         }
     }
 
-    /** A Kubernetes Event, so that `kubectl get events -n nightshift-system` shows a commit was refused and why. */
+    /**
+     * A Kubernetes Event, so that `kubectl get events -n nightshift-system` shows a commit was refused and why.
+     * Not in a dry run, which writes nothing (the log and {@code /status} still report the errors).
+     */
     private void invalidSpecEvent(String commit, List<SpecError> errors) {
+        if (config.dryRun()) {
+            return;
+        }
         Instant now = clock.instant();
         String message = "commit " + commit + " is not applied; the last good spec stays in force: "
                 + String.join("; ", errors.stream().limit(5).map(SpecError::toString).toList())
@@ -348,7 +354,7 @@ public final class Agent implements AutoCloseable {
     }
 
     public String status() {
-        return StatusJson.write(reconciler == null ? Optional.empty() : reconciler.accepted().map(SpecRevision::commit),
+        return StatusJson.write(reconciler == null ? Optional.empty() : reconciler.acceptedCommit(),
                 Optional.ofNullable(latestCommit.get()), poller == null ? List.of() : poller.currentErrors(),
                 Optional.ofNullable(lastReport.get()), Optional.ofNullable(lastPollError.get()),
                 new StatusJson.Leadership(config.leaderElection().enabled(), leading(), config.leaderElection().identity(),

@@ -29,11 +29,41 @@ class RunCommandTest {
     void aMissingCaFileIsAUsageErrorNamingTheFileBeforeAnythingStarts() {
         Path missing = tmp.resolve("git-ca.pem");
 
-        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--git-ca-file", missing.toString(),
-                "--cache-dir", tmp.resolve("cache").toString());
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "simulated",
+                "--git-ca-file", missing.toString(), "--cache-dir", tmp.resolve("cache").toString());
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).isEqualTo("CA file " + missing + ": no such file" + System.lineSeparator());
         assertThat(tmp.resolve("cache")).doesNotExist();
+    }
+
+    @Test
+    void withoutAProviderRunIsAUsageErrorNamingTheProvidersBeforeAnythingStarts() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).isEqualTo("no machine provider is named: set provider.type in the configuration or --provider;"
+                + " this release has: simulated" + System.lineSeparator());
+        assertThat(tmp.resolve("cache")).doesNotExist();
+    }
+
+    @Test
+    void anUnknownProviderFlagIsAUsageError() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "aws",
+                "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).isEqualTo("unknown provider \"aws\"; this release has: simulated" + System.lineSeparator());
+    }
+
+    @Test
+    void theProviderFlagOverridesTheConfigurationsAndItsTypeIsChecked() throws Exception {
+        Path config = java.nio.file.Files.writeString(tmp.resolve("agent.yaml"), "provider: {type: simulated}\n");
+
+        int code = run("--config", config.toString(), "--repo", "https://git.example.com/c.git", "--cluster", "prod",
+                "--provider", "none", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).isEqualTo("unknown provider \"none\"; this release has: simulated" + System.lineSeparator());
     }
 }

@@ -65,6 +65,25 @@ class AgentConfigLoaderTest {
         assertThat(d.leaderElection().leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(15));
         assertThat(d.validation().consecutive()).isEqualTo(1);
         assertThat(d.validation().interval()).isEqualTo(java.time.Duration.ofSeconds(10));
+        assertThat(d.provider()).as("no provider is assumed").isEmpty();
+    }
+
+    @Test
+    void theProviderIsReadFromItsType() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", "provider: {type: simulated}\n");
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().provider()).contains(new AgentConfig.Provider("simulated"));
+    }
+
+    @Test
+    void aProviderWithoutTypeOrOfAnUnknownTypeOrWithUnknownKeysIsRefusedWithItsPlace() {
+        assertThat(loader.parse("agent.yaml", "provider: {}\n").errors())
+                .containsExactly("agent.yaml:1:11: provider.type: is required: one of simulated");
+        assertThat(loader.parse("agent.yaml", "provider: {type: aws}\n").errors())
+                .containsExactly("agent.yaml:1:18: provider.type: unknown provider \"aws\"; this release has: simulated");
+        assertThat(loader.parse("agent.yaml", "provider: {type: simulated, region: eu}\n").errors())
+                .containsExactly("agent.yaml:1:29: provider.region: unknown field");
     }
 
     @Test
@@ -174,7 +193,10 @@ class AgentConfigLoaderTest {
         assertThat(c.leaderElection().leaseName()).isEqualTo("ns-lease");
         assertThat(c.leaderElection().leaseDuration()).hasSeconds(30);
         assertThat(c.leaderElection().renewDeadline()).hasSeconds(20);
-        assertThat(c.leaderElection().retryPeriod()).hasSeconds(4);
+        assertThat(c.leaderElection().retryPeriod()).as("2/15 of 30 s is 4 s, above the longest retry")
+                .isEqualTo(java.time.Duration.ofMillis(1500));
+        assertThat(new AgentConfig.LeaderElection(true, "l", java.time.Duration.ofSeconds(3), "me").retryPeriod())
+                .as("2/15 of a short lease").isEqualTo(java.time.Duration.ofMillis(400));
         assertThat(c.validation()).isEqualTo(new AgentConfig.Validation(3, java.time.Duration.ofSeconds(20)));
         assertThat(AgentConfig.DEFAULTS.leaderElection().enabled()).as("off unless asked for").isFalse();
         assertThat(AgentConfig.DEFAULTS.validation().consecutive()).isEqualTo(1);

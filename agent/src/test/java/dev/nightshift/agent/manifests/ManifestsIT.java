@@ -176,6 +176,17 @@ class ManifestsIT {
     }
 
     @Test
+    void theConfigurationNamesTheProviderWhoseRbacIsApplied() throws IOException {
+        assertThat(agentConfig().provider()).as("run has no default provider: the configuration must name one")
+                .contains(new AgentConfig.Provider(AgentConfig.Provider.SIMULATED));
+        String text = String.valueOf(at(applied.stream().filter(d -> d.name().equals("nightshift-config")).findFirst().orElseThrow(),
+                "data").get("config.yaml"));
+        assertThat(text).as("the provider is marked for editing").containsPattern("# EDIT: the machine provider[^\\n]*\\n(\\s*#[^\\n]*\\n)*\\s*provider:");
+        assertThat(applied).as("the simulated provider's RBAC is applied with it")
+                .anyMatch(d -> d.kind().equals("ClusterRole") && d.name().contains("simulated"));
+    }
+
+    @Test
     void theAgentRunsLockedDownAsTwoReplicasThatElectALeader() throws IOException {
         Map<String, Object> spec = at(one("Deployment"), "spec");
         assertThat(spec).containsEntry("replicas", 2);

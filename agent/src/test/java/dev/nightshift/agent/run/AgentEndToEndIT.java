@@ -115,6 +115,7 @@ class AgentEndToEndIT {
     void aPushedImageBumpIsRolledOutWithinTheLimits() throws Exception {
         awaitStamped();
         String before = hash(nodes().get(0));
+        List<Node> start = nodes();
         kube.clearRequests();
 
         work.write("pools/web.yaml", pool("1632.0.0"));
@@ -129,16 +130,8 @@ class AgentEndToEndIT {
         long deleted = log.stream().filter(r -> r.method().equals("DELETE") && r.resourcePath().startsWith("/api/v1/nodes/")).count();
         assertThat(created).as("one new node per old node, no extra machine").isEqualTo(3);
         assertThat(deleted).isEqualTo(3);
-        int live = 3;
-        int peak = 3;
-        for (RecordedRequest r : log) {
-            if (r.method().equals("POST") && r.resourcePath().equals("/api/v1/nodes") && r.succeeded()) {
-                peak = Math.max(peak, ++live);
-            } else if (r.method().equals("DELETE") && r.resourcePath().startsWith("/api/v1/nodes/") && r.succeeded()) {
-                live--;
-            }
-        }
-        assertThat(peak).as("never more than count + maxSurge nodes").isEqualTo(4);
+        ClusterTimeline.Moment fullest = ClusterTimeline.replay(start, log).mostNodes("web");
+        assertThat(fullest.pool("web")).as("never more than count + maxSurge nodes; the fullest moment: %s", fullest).hasSize(4);
         assertThat(agent.status()).contains("\"specValid\" : true");
     }
 

@@ -45,6 +45,8 @@ final class AgentHarness implements AutoCloseable {
     final EmbeddedKubernetes kube;
     private final ScheduledExecutorService cloud = Executors.newScheduledThreadPool(2);
     final SimulatedMachineProvider provider;
+    /** The machines the agent asked the cloud for; the agent talks to the cloud through it. */
+    final MachineRequests machineRequests;
     private final Path tmp;
     /** The agent's own client, with {@link #AGENT} as its User-Agent; the cloud and the test use {@code kube.client()}. */
     private final KubernetesClient agentClient;
@@ -73,6 +75,7 @@ final class AgentHarness implements AutoCloseable {
         agentClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(kube.config()).withUserAgent(AGENT).build()).build();
         // Seeded: a failure rate below 1 fails the same machines in every run.
         provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(3), p -> false, behaviour);
+        machineRequests = new MachineRequests(provider, Clock.systemUTC());
         for (int i = 1; i <= nodes; i++) {
             provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty());
         }
@@ -89,7 +92,7 @@ final class AgentHarness implements AutoCloseable {
     void startAgent(String cluster, boolean dryRun) throws Exception {
         AgentConfig config = TestAgentConfig.of(daemon.url("specs.git"), cluster, Files.createTempDirectory(tmp, "cache"))
                 .with(dryRun ? DRY_RUN : AgentConfig.Overrides.NONE);
-        agent = new Agent(config, agentClient, provider, Clock.systemUTC(), r -> { });
+        agent = new Agent(config, agentClient, machineRequests, Clock.systemUTC(), r -> { });
         agent.start();
     }
 

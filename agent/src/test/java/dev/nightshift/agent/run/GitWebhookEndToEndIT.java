@@ -91,7 +91,7 @@ class GitWebhookEndToEndIT {
         AgentConfig config = new AgentConfig(base.gitUrl(), base.gitRef(), base.gitPath(), base.pollInterval(), base.gitUser(),
                 base.tokenFile(), base.tokenEnv(), base.sshKeyFile(), base.knownHostsFile(), base.gitCaFile(), base.gitTimeout(), base.cluster(),
                 base.httpPort(), Optional.of(secretFile), Optional.empty(), base.cacheDir(), base.dryRun(), base.leaderElection(),
-                base.validation());
+                base.validation(), base.provider());
         // The harness closes it.
         h.agent = new Agent(config, h.kube.client(), h.provider, Clock.systemUTC(), r -> { });
         h.agent.start();

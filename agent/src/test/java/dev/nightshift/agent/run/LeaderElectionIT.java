@@ -7,10 +7,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZonedDateTime;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -70,13 +73,31 @@ class LeaderElectionIT {
         harness.close();
     }
 
+    /** Short: a leader cut off from the API steps down quickly. */
+    private static final Duration SHORT_LEASE = Duration.ofSeconds(2);
+    /**
+     * Long enough that a standby taking over within {@link #TAKEOVER} proves the lease was released,
+     * not left to expire.
+     */
+    private static final Duration LONG_LEASE = Duration.ofSeconds(20);
+    private static final Duration TAKEOVER = Duration.ofSeconds(5);
+    private static final Path JAR = Path.of(System.getProperty("nightshift.jar", "target/nightshift.jar"));
+
     private Agent replica(String identity) throws Exception {
-        return replica(identity, harness.kube.client());
+        return replica(identity, harness.kube.client(), SHORT_LEASE);
+    }
+
+    private Agent replica(String identity, Duration lease) throws Exception {
+        return replica(identity, harness.kube.client(), lease);
     }
 
     private Agent replica(String identity, KubernetesClient client) throws Exception {
+        return replica(identity, client, SHORT_LEASE);
+    }
+
+    private Agent replica(String identity, KubernetesClient client, Duration lease) throws Exception {
         AgentConfig config = TestAgentConfig.of(harness.daemon.url("specs.git"), "e2e", tmp.resolve("cache-" + identity))
-                .with(new AgentConfig.LeaderElection(true, "nightshift-leader", Duration.ofSeconds(2), identity));
+                .with(new AgentConfig.LeaderElection(true, "nightshift-leader", lease, identity));
         Agent agent = new Agent(config, client, harness.provider, Clock.systemUTC(), r -> { });
         agent.start();
         return agent;
@@ -117,18 +138,22 @@ class LeaderElectionIT {
     }
 
     @Test
-    void whenTheLeaderStopsTheStandbyTakesOverAndActs() throws Exception {
-        harness.agent = replica("replica-a");
+    void aLeaderClosedReleasesItsLeaseAndTheStandbyTakesOverWithinSecondsAndActs() throws Exception {
+        harness.agent = replica("replica-a", LONG_LEASE);
         await().atMost(Duration.ofSeconds(30)).until(harness.agent::leading);
         harness.awaitAdopted("web", 3);
-        other = replica("replica-b");
+        other = replica("replica-b", LONG_LEASE);
         await().atMost(Duration.ofSeconds(30)).until(() -> get(other, "/readyz").statusCode() == 200);
         assertThat(other.leading()).isFalse();
         assertThat(get(other, "/metrics").body()).contains("nightshift_leader 0.0");
 
+        Instant stopping = Instant.now();
         harness.stopAgent();
-        await().atMost(Duration.ofSeconds(30)).until(other::leading);
+        Instant tookOver = await().atMost(LONG_LEASE.plusSeconds(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> other.leading() ? Instant.now() : null, java.util.Objects::nonNull);
 
+        assertThat(Duration.between(stopping, tookOver)).as("from the leader's close to the standby leading; a lease"
+                + " left to expire takes up to %s", LONG_LEASE).isLessThan(TAKEOVER);
         // The new leader acts: a label change pushed now is propagated by it.
         harness.work.write("pools/web.yaml", POOL.replace("minimum: 3", "minimum: 3\n  labels: {team: web}"));
         harness.work.commitAndPush("label the pool");
@@ -137,6 +162,49 @@ class LeaderElectionIT {
                 .allMatch(n -> "web".equals(n.getMetadata().getLabels().get("team"))));
         assertThat(get(other, "/metrics").body()).contains("nightshift_leader 1.0");
         assertThat(other.status()).contains("\"leader\" : \"replica-b\"");
+    }
+
+    /** {@code nightshift run --leader-elect} from the jar, as a pod runs it, stopped as Kubernetes stops a pod. */
+    @Test
+    void aLeaderProcessStoppedBySigtermReleasesItsLeaseAndTheStandbyTakesOverWithinSeconds() throws Exception {
+        Path kubeconfig = harness.kube.writeKubeconfig(tmp.resolve("kubeconfig"));
+        Path config = Files.writeString(tmp.resolve("agent.yaml"), "leaderElection: {enabled: true, leaseDuration: 20s}\n");
+        Path screen = tmp.resolve("agent.out");
+        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                JAR.toString(), "run", "--config", config.toString(), "--kubeconfig", kubeconfig.toString(),
+                "--repo", harness.daemon.url("specs.git"), "--cluster", "e2e", "--poll-interval", "1s", "--http-port", "0",
+                "--cache-dir", tmp.resolve("cache-process").toString(), "--leader-elect", "--provider", "simulated")
+                .redirectErrorStream(true).redirectOutput(screen.toFile());
+        builder.environment().put("POD_NAME", "process-a");
+        Process leader = builder.start();
+        try {
+            await("the process leads").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .failFast("the process exited: " + screen, () -> !leader.isAlive())
+                    .until(() -> "process-a".equals(holder()));
+            harness.awaitAdopted("web", 3);
+            other = replica("replica-b", LONG_LEASE);
+            await().atMost(Duration.ofSeconds(30)).until(() -> get(other, "/readyz").statusCode() == 200);
+            assertThat(other.leading()).isFalse();
+
+            Instant stopping = Instant.now();
+            leader.destroy();
+            Instant tookOver = await().atMost(LONG_LEASE.plusSeconds(10)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> other.leading() ? Instant.now() : null, java.util.Objects::nonNull);
+
+            assertThat(Duration.between(stopping, tookOver)).as("from SIGTERM to the standby leading; a lease left to"
+                    + " expire takes up to %s; agent: %s", LONG_LEASE, Files.readString(screen)).isLessThan(TAKEOVER);
+            assertThat(leader.waitFor(30, TimeUnit.SECONDS)).as("the process exits on SIGTERM").isTrue();
+            assertThat(holder()).isEqualTo("replica-b");
+        } finally {
+            if (leader.isAlive()) {
+                leader.destroyForcibly();
+            }
+        }
+    }
+
+    private String holder() {
+        Lease lease = harness.kube.client().leases().inNamespace(Agent.NAMESPACE).withName("nightshift-leader").get();
+        return lease == null ? null : lease.getSpec().getHolderIdentity();
     }
 
     @Test

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.kube.embedded.RecordedRequest;
 import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 
 /**
@@ -101,8 +102,9 @@ class RestartIT {
         h.startAgent("e2e");
         h.awaitAdopted("web", 3);
         h.kube.throttleEvictions(6);
-        List<String> old = h.nodes("web").stream().map(n -> "/api/v1/nodes/" + n.getMetadata().getName()).toList();
-        String oldHash = annotation(h.nodes("web").get(0), NodeMarks.ROLL_HASH);
+        List<Node> start = h.nodes("web");
+        List<String> old = start.stream().map(n -> "/api/v1/nodes/" + n.getMetadata().getName()).toList();
+        String oldHash = annotation(start.get(0), NodeMarks.ROLL_HASH);
         h.kube.clearRequests();
 
         h.work.write("pools/web.yaml", pool("1632.0.0"));
@@ -125,15 +127,8 @@ class RestartIT {
         assertThat(nodeWrites().stream().filter(r -> r.method().equals("POST")).count()).as("one machine per old node" + log)
                 .isEqualTo(3);
         assertThat(h.provider.machines("web")).as("no machine left over in the cloud").hasSize(3);
-        int nodes = 3;
-        int most = nodes;
-        for (RecordedRequest r : nodeWrites()) {
-            if (r.method().equals("POST") && r.resourcePath().equals("/api/v1/nodes")) {
-                most = Math.max(most, ++nodes);
-            } else if (r.method().equals("DELETE")) {
-                nodes--;
-            }
-        }
-        assertThat(most).as("never more than count + maxSurge nodes" + log).isLessThanOrEqualTo(4);
+        ClusterTimeline.Moment fullest = ClusterTimeline.replay(start, h.kube.requests()).mostNodes("web");
+        assertThat(fullest.pool("web")).as("never more than count + maxSurge nodes; the fullest moment: %s%s", fullest, log)
+                .hasSizeLessThanOrEqualTo(4);
     }
 }

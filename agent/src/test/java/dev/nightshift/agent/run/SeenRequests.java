@@ -3,9 +3,7 @@ package dev.nightshift.agent.run;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 import dev.nightshift.agent.kube.embedded.RecordedRequest;
 
@@ -49,24 +47,6 @@ final class SeenRequests {
     static boolean isUncordon(RecordedRequest r) {
         return r.isWrite() && r.succeeded() && r.resourcePath().startsWith("/api/v1/nodes/")
                 && (r.body().contains("\"unschedulable\":null") || r.body().contains("\"unschedulable\":false"));
-    }
-
-    /**
-     * The most nodes that were cordoned at the same time, replaying the log's cordons, uncordons and
-     * node deletions in the order they took effect.
-     */
-    static int mostCordonedAtOnce(List<RecordedRequest> log) {
-        Set<String> cordoned = new HashSet<>();
-        int most = 0;
-        for (RecordedRequest r : log) {
-            if (isCordon(r)) {
-                cordoned.add(r.resourcePath());
-            } else if (isUncordon(r) || (r.method().equals("DELETE") && r.succeeded())) {
-                cordoned.remove(r.resourcePath());
-            }
-            most = Math.max(most, cordoned.size());
-        }
-        return most;
     }
 
     /** The time between each request and the next. */

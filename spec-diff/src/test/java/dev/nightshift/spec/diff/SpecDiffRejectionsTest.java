@@ -202,7 +202,9 @@ class SpecDiffRejectionsTest {
 
             assertThat(d.action()).isEqualTo(PoolAction.REJECTED);
             assertThat(d.reasons()).extracting(Reason::path, Reason::oldValue, Reason::newValue, Reason::effect).containsExactly(
-                    tuple("spec.updateStrategy", "AutoRollingUpdate", "AutoInPlaceUpdate", Effect.REJECTED));
+                    tuple("spec.updateStrategy", "AutoRollingUpdate", "AutoInPlaceUpdate", Effect.REJECTED),
+                    // Its default follows the strategy family: the effective value changes with it, and is said so.
+                    tuple("spec.machineControllerManager.disableHealthTimeout", "false", "true", Effect.NONE));
         }
 
         @Test
@@ -211,7 +213,8 @@ class SpecDiffRejectionsTest {
 
             assertThat(d.action()).isEqualTo(PoolAction.REJECTED);
             assertThat(d.reasons()).extracting(Reason::path, Reason::effect).containsExactly(
-                    tuple("spec.updateStrategy", Effect.REJECTED));
+                    tuple("spec.updateStrategy", Effect.REJECTED),
+                    tuple("spec.machineControllerManager.disableHealthTimeout", Effect.NONE));
         }
 
         @Test
@@ -222,7 +225,8 @@ class SpecDiffRejectionsTest {
 
             assertThat(d.action()).isEqualTo(PoolAction.REJECTED);
             assertThat(d.reasons()).extracting(Reason::path, Reason::effect).containsExactly(
-                    tuple("spec.updateStrategy", Effect.REJECTED));
+                    tuple("spec.updateStrategy", Effect.REJECTED),
+                    tuple("spec.machineControllerManager.disableHealthTimeout", Effect.NONE));
         }
 
         @Test
@@ -234,7 +238,8 @@ class SpecDiffRejectionsTest {
             assertThat(d.action()).isEqualTo(PoolAction.REJECTED);
             assertThat(d.reasons()).extracting(Reason::path, Reason::effect).containsExactlyInAnyOrder(
                     tuple("spec.updateStrategy", Effect.REJECTED),
-                    tuple("spec.machine.type", Effect.IN_PLACE));
+                    tuple("spec.machine.type", Effect.IN_PLACE),
+                    tuple("spec.machineControllerManager.disableHealthTimeout", Effect.NONE));
         }
     }
 

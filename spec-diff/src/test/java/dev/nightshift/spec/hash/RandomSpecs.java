@@ -293,6 +293,9 @@ public final class RandomSpecs {
             if (r.nextInt(4) == 0) {
                 mcm.put("nodeConditions", new ArrayList<>(List.of(new Str("KernelDeadlock"), new Str("DiskPressure"))));
             }
+            if (r.nextInt(3) == 0) {
+                mcm.put("disableHealthTimeout", new Bool(r.nextBoolean()));
+            }
             spec.put("machineControllerManager", mcm);
         }
         pool.put("spec", spec);

@@ -25,7 +25,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
  * (409 when the object changed, as the API server answers), and handed to the store as a JSON
  * patch of the changed top-level fields.
  */
-final class MergePatches {
+public final class MergePatches {
 
     static final String MERGE_PATCH = "application/merge-patch+json";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -82,8 +82,11 @@ final class MergePatches {
         }
     }
 
-    /** RFC 7386: objects merge field by field, null removes, everything else (arrays too) replaces. */
-    static JsonNode merge(JsonNode target, JsonNode patch) {
+    /**
+     * RFC 7386: objects merge field by field, null removes, everything else (arrays too) replaces.
+     * Changes {@code target} where it is an object; tests replaying the request log use it too.
+     */
+    public static JsonNode merge(JsonNode target, JsonNode patch) {
         if (!patch.isObject()) {
             return patch;
         }

@@ -1,0 +1,193 @@
+package dev.nightshift.agent.demo;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
+
+import org.eclipse.jgit.api.errors.GitAPIException;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.provider.SimulatedMachineProvider;
+import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.run.Agent;
+import dev.nightshift.spec.hash.StampedHash;
+
+/**
+ * What {@code nightshift demo} and {@code nightshift sandbox} both start: an embedded Kubernetes
+ * API, a simulated cloud behind it, a local Git repository of specs with a clone to push from,
+ * something for drains to move, and the real agent polling the repository every {@link #POLL}.
+ * The demo then tells its story; the sandbox leaves the pushing to its user.
+ */
+public final class EmbeddedWorld implements AutoCloseable {
+
+    /** How often the agent polls the repository. */
+    public static final Duration POLL = Duration.ofSeconds(2);
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * Where to reach the world's parts: printed by the banner, written as JSON by {@code sandbox --info}.
+     *
+     * @param apiServer  the Kubernetes API's URL
+     * @param repository the bare repository the agent polls
+     * @param workingClone the working clone to commit in and push from
+     * @param agent      the agent's HTTP base URL ({@code /status}, {@code /metrics}, …)
+     */
+    public record Facts(String apiServer, Path kubeconfig, Path repository, Path workingClone, String agent) {
+
+        public String json() {
+            ObjectNode o = JSON.createObjectNode();
+            o.put("apiServer", apiServer);
+            o.put("kubeconfig", kubeconfig.toString());
+            o.put("repository", repository.toString());
+            o.put("clone", workingClone.toString());
+            o.put("agent", agent);
+            return o.toPrettyString();
+        }
+    }
+
+    /**
+     * How to build the world.
+     *
+     * @param dir         where the repository, clone, kubeconfig and Git cache go
+     * @param gitVersion  what the API server reports as its version ({@code vMAJOR.MINOR.PATCH})
+     * @param specFiles   the repository's first commit: path to content
+     * @param bastionPool the pools whose machines never register as nodes
+     */
+    public record Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
+                        Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud) {
+    }
+
+    private final Path dir;
+    private final EmbeddedKubernetes kube;
+    private final Path kubeconfig;
+    private final DemoRepository repo;
+    private final ScheduledExecutorService cloudThreads;
+    private final SimulatedMachineProvider cloud;
+    private final DemoWorkloads workloads;
+    private final Clock clock;
+    private volatile Agent agent;
+
+    private EmbeddedWorld(Path dir, EmbeddedKubernetes kube, Path kubeconfig, DemoRepository repo,
+                          ScheduledExecutorService cloudThreads, SimulatedMachineProvider cloud, Clock clock) {
+        this.dir = dir;
+        this.kube = kube;
+        this.kubeconfig = kubeconfig;
+        this.repo = repo;
+        this.cloudThreads = cloudThreads;
+        this.cloud = cloud;
+        this.workloads = new DemoWorkloads(kube.client());
+        this.clock = clock;
+    }
+
+    /** Starts the API server, the cloud and the repository; the agent comes with {@link #startAgent}, once the cloud is seeded. */
+    public static EmbeddedWorld start(Setup setup, Clock clock) throws IOException, GitAPIException {
+        Files.createDirectories(setup.dir());
+        ScheduledExecutorService threads = Executors.newScheduledThreadPool(2, r -> {
+            Thread t = new Thread(r, "embedded-cloud");
+            t.setDaemon(true);
+            return t;
+        });
+        EmbeddedKubernetes kube = EmbeddedKubernetes.start(setup.gitVersion(), 0);
+        try {
+            Path kubeconfig = kube.writeKubeconfig(setup.dir().resolve("kubeconfig"));
+            DemoRepository repo = DemoRepository.create(setup.dir(), setup.specFiles(), setup.firstCommit());
+            SimulatedMachineProvider cloud = new SimulatedMachineProvider(kube.client(), threads, clock, new Random(7),
+                    setup.bastionPool(), setup.cloud());
+            return new EmbeddedWorld(setup.dir(), kube, kubeconfig, repo, threads, cloud, clock);
+        } catch (IOException | GitAPIException | RuntimeException e) {
+            threads.shutdownNow();
+            kube.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Puts {@code count} running machines into pool {@code pool}, named {@code pool-1} and on, with
+     * the given hashes (none: a cluster as it was before Nightshift); returns their names.
+     */
+    public List<String> seed(String pool, int count, Optional<StampedHash> rollHash, Optional<StampedHash> kubeletHash) {
+        List<String> names = IntStream.rangeClosed(1, count).mapToObj(i -> pool + "-" + i).toList();
+        names.forEach(name -> cloud.seed(pool, name, rollHash, kubeletHash));
+        return names;
+    }
+
+    /** Starts the agent on the repository, managing {@code cluster}, its HTTP server on {@code httpPort} (0: any free one). */
+    public Agent startAgent(String cluster, int httpPort, Consumer<ReconcileReport> reports) throws Exception {
+        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
+                Optional.of(""), Optional.of(POLL), Optional.of(cluster), Optional.of(httpPort),
+                Optional.of(dir.resolve("cache")), Optional.of(false)));
+        Agent starting = new Agent(config, kube.client(), cloud, clock, reports);
+        try {
+            starting.start();
+        } catch (Exception e) {
+            starting.close();
+            throw e;
+        }
+        agent = starting;
+        return starting;
+    }
+
+    /** The world's addresses; the agent must run. */
+    public Facts facts() {
+        return new Facts(kube.url(), kubeconfig, repo.bare(), repo.work(), "http://127.0.0.1:" + agent.httpPort());
+    }
+
+    /** The banner both commands print once the agent runs. */
+    public void banner(PrintStream out, String title) {
+        Facts facts = facts();
+        out.println();
+        out.println(title);
+        out.println("  Kubernetes API   " + facts.apiServer() + "   (kubectl --kubeconfig " + facts.kubeconfig() + " get nodes)");
+        out.println("  spec repository  " + facts.repository() + "   (the agent polls it every " + POLL.toSeconds() + "s)");
+        out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push: the agent picks it up)");
+        out.println("  status           " + facts.agent() + "/status");
+        out.println("  metrics          " + facts.agent() + "/metrics   (Prometheus; dashboard and alerts in grafana/)");
+        out.println("  health           " + facts.agent() + "/healthz   " + facts.agent() + "/readyz");
+        out.println();
+    }
+
+    public DemoRepository repository() {
+        return repo;
+    }
+
+    public DemoWorkloads workloads() {
+        return workloads;
+    }
+
+    public EmbeddedKubernetes kubernetes() {
+        return kube;
+    }
+
+    /** The running agent, once {@link #startAgent} returned. */
+    public Optional<Agent> agent() {
+        return Optional.ofNullable(agent);
+    }
+
+    @Override
+    public void close() {
+        if (agent != null) {
+            agent.close();
+        }
+        workloads.close();
+        cloudThreads.shutdownNow();
+        repo.close();
+        kube.close();
+    }
+}

@@ -1,0 +1,125 @@
+package dev.nightshift.agent.sandbox;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import dev.nightshift.agent.demo.Demo;
+import dev.nightshift.agent.demo.DemoConsole;
+import dev.nightshift.agent.demo.DemoRepository;
+import dev.nightshift.agent.demo.EmbeddedWorld;
+import dev.nightshift.spec.model.ClusterSpec;
+import dev.nightshift.spec.model.KubernetesVersion;
+import dev.nightshift.spec.model.PoolRole;
+import dev.nightshift.spec.model.SpecSet;
+import dev.nightshift.strategies.model.DesiredPool;
+
+/**
+ * {@code nightshift sandbox}: the demo's world with the user's specs and no story. Every pool
+ * starts with its {@code minimum} machines, stamped with the spec's current hashes (or unstamped,
+ * for adoption to be watched); the rest is up to the user's {@code git push}.
+ */
+public final class Sandbox implements AutoCloseable {
+
+    /**
+     * How the sandbox starts.
+     *
+     * @param spec        the spec directory (or file) whose files make the repository's first commit
+     * @param cluster     the Cluster of the spec the agent manages
+     * @param dir         where the repository, clone, kubeconfig and Git cache go (empty: a new temporary directory)
+     * @param podsPerNode application pods on each node of a pool that has nodes, under a PodDisruptionBudget per pool
+     * @param unstamped   seed the nodes without hashes, as a cluster Nightshift has never seen
+     * @param info        where to write the world's addresses as JSON
+     */
+    public record Options(Path spec, String cluster, Optional<Path> dir, int httpPort, int podsPerNode, boolean unstamped,
+                          Optional<Path> info) {
+
+        public Options {
+            if (podsPerNode < 0) {
+                throw new IllegalArgumentException("podsPerNode must not be negative");
+            }
+        }
+    }
+
+    private final Options options;
+    private final SpecSet specs;
+    private final PrintStream out;
+    private final Clock clock;
+    private EmbeddedWorld world;
+
+    /** {@code specs}: the valid specs loaded from {@code options.spec()}, holding {@code options.cluster()}. */
+    public Sandbox(Options options, SpecSet specs, PrintStream out, Clock clock) {
+        this.options = options;
+        this.specs = specs;
+        this.out = out;
+        this.clock = clock;
+    }
+
+    /** Starts the world, seeds it, starts the agent, prints the banner and writes the info file; returns the addresses. */
+    public EmbeddedWorld.Facts start() throws Exception {
+        ClusterSpec cluster = specs.cluster(options.cluster()).orElseThrow(
+                () -> new IllegalArgumentException("the spec has no Cluster " + options.cluster()));
+        List<DesiredPool> pools = specs.resolvedPools(cluster.name()).stream().map(DesiredPool::of).toList();
+        // A bastion's machines never register as nodes; the role decides, as it does for the planner.
+        Set<String> bastions = pools.stream().filter(p -> p.spec().pool().role() == PoolRole.BASTION)
+                .map(DesiredPool::name).collect(Collectors.toSet());
+        Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-sandbox-"));
+        world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, "v" + apiServerVersion(cluster, pools),
+                DemoRepository.filesOf(options.spec()), "sandbox: the specs of " + options.spec().toAbsolutePath().normalize(),
+                bastions::contains, Demo.RELIABLE_CLOUD), clock);
+        for (DesiredPool pool : pools) {
+            List<String> nodes = world.seed(pool.name(), pool.spec().pool().minimum(),
+                    options.unstamped() ? Optional.empty() : Optional.of(pool.rollHash()),
+                    options.unstamped() ? Optional.empty() : Optional.of(pool.kubeletHash()));
+            if (options.podsPerNode() > 0 && !bastions.contains(pool.name()) && !nodes.isEmpty()) {
+                world.workloads().deploy(pool.name(), pool.name(), nodes, options.podsPerNode());
+            }
+        }
+        if (options.podsPerNode() > 0) {
+            world.workloads().startRescheduling();
+        }
+        world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()));
+        world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + options.spec());
+        out.flush();
+        EmbeddedWorld.Facts facts = world.facts();
+        if (options.info().isPresent()) {
+            writeAtomically(options.info().get(), facts.json());
+        }
+        return facts;
+    }
+
+    /**
+     * The newest Kubernetes version the spec asks for: the API server is as new as the spec, so
+     * the agent's version guard holds nothing at the start (a later minor bump is held, as on a
+     * cluster whose control plane was not upgraded first).
+     */
+    private static KubernetesVersion apiServerVersion(ClusterSpec cluster, List<DesiredPool> pools) {
+        return pools.stream().map(p -> p.spec().kubernetesVersion())
+                .max(Comparator.naturalOrder()).filter(v -> v.compareTo(cluster.kubernetesVersion()) > 0)
+                .orElse(cluster.kubernetesVersion());
+    }
+
+    /** Whoever waits for the file reads it whole or not at all. */
+    private static void writeAtomically(Path file, String text) throws java.io.IOException {
+        Path absolute = file.toAbsolutePath();
+        Files.createDirectories(absolute.getParent());
+        Path partial = absolute.resolveSibling(absolute.getFileName() + ".partial");
+        Files.writeString(partial, text, StandardCharsets.UTF_8);
+        Files.move(partial, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    @Override
+    public void close() {
+        if (world != null) {
+            world.close();
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package dev.nightshift.agent.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.embedded.Kubectl;
+import dev.nightshift.spec.load.LoadResult;
+import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.strategies.model.DesiredPool;
+
+/**
+ * {@code nightshift sandbox} as a user runs it: the jar started on a spec directory, an image bump
+ * pushed with the real {@code git} from the sandbox's clone, and the outcome read with the real
+ * {@code kubectl} (Debian's kubernetes-client) and {@code /status}. Both tools must be installed:
+ * their absence fails the tests, never skips them.
+ */
+class SandboxIT {
+
+    private static final Path DEMO_SPEC = Path.of(System.getProperty("nightshift.examples", "../examples")).resolve("demo");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration ROLLOUT = Duration.ofSeconds(150);
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void anImageBumpPushedWithGitFromTheCloneRollsThePoolToTheNewHash() throws Exception {
+        try (SandboxProcess sandbox = SandboxProcess.start(tmp, DEMO_SPEC)) {
+            String before = hashes("demo", sandbox.info().workingClone()).get("batch");
+            awaitEveryPoolCurrent(sandbox, sandbox.git("rev-parse", "HEAD").strip());
+            assertThat(rollHashes(sandbox, "batch")).as("batch starts stamped with the spec's hash")
+                    .containsOnlyKeys("batch-1", "batch-2").containsValues(before, before);
+
+            Path batch = sandbox.info().workingClone().resolve("pools/batch.yaml");
+            Files.writeString(batch, Files.readString(batch, StandardCharsets.UTF_8)
+                    .replace("version: 1631.0.0}", "version: 1632.0.0}"), StandardCharsets.UTF_8);
+            String bump = sandbox.commitAndPush("batch to gardenlinux 1632.0.0");
+            String after = hashes("demo", sandbox.info().workingClone()).get("batch");
+            assertThat(after).as("the bump changes batch's roll hash").isNotEqualTo(before);
+
+            // Watched with kubectl while it rolls: every node name it ever lists, until the pool is current again.
+            Set<String> seen = new HashSet<>();
+            awaitEveryPoolCurrent(sandbox, bump, () -> seen.addAll(rollHashes(sandbox, "batch").keySet()));
+
+            Map<String, String> end = rollHashes(sandbox, "batch");
+            assertThat(end).as("batch's nodes at the end, by kubectl").hasSize(2).doesNotContainKeys("batch-1", "batch-2");
+            assertThat(end.values()).as("every batch node runs the new hash").containsOnly(after);
+            assertThat(seen).as("nodes kubectl saw during the rollout").containsAll(end.keySet());
+            assertThat(rollHashes(sandbox, "cpu-worker")).as("a pool the commit did not change is untouched")
+                    .containsOnlyKeys("cpu-worker-1", "cpu-worker-2", "cpu-worker-3");
+            assertThat(sandbox.output()).as("a stamped cluster is not adopted").doesNotContain("adopted ");
+        }
+    }
+
+    @Test
+    void unstampedNodesAreAdoptedWithoutBeingReplaced() throws Exception {
+        try (SandboxProcess sandbox = SandboxProcess.start(tmp, DEMO_SPEC, "--unstamped")) {
+            Map<String, String> spec = hashes("demo", sandbox.info().workingClone());
+            awaitEveryPoolCurrent(sandbox, sandbox.git("rev-parse", "HEAD").strip());
+
+            String screen = sandbox.output();
+            for (String pool : List.of("batch", "cpu-worker", "gpu-worker")) {
+                Map<String, String> nodes = rollHashes(sandbox, pool);
+                assertThat(nodes.keySet()).as("%s keeps its seeded nodes", pool).isNotEmpty()
+                        .allMatch(name -> name.matches(pool + "-[0-9]+"));
+                assertThat(nodes.values()).as("%s's nodes are stamped with the spec's hash", pool).containsOnly(spec.get(pool));
+                nodes.keySet().forEach(name -> assertThat(screen).contains("adopted " + name + " (stamped, not disrupted)"));
+            }
+        }
+    }
+
+    @Test
+    void anInvalidSpecExitsTwoWithFileAndLineAndStartsNothing() throws Exception {
+        Path bad = copy(DEMO_SPEC, tmp.resolve("bad"));
+        Path batch = bad.resolve("pools/batch.yaml");
+        Files.writeString(batch, Files.readString(batch, StandardCharsets.UTF_8).replace("maxSurge: \"25%\"", "maxSurge: lots"),
+                StandardCharsets.UTF_8);
+
+        SandboxProcess.Ended ended = SandboxProcess.runToEnd(tmp.resolve("run"), bad);
+
+        assertThat(ended.exitCode()).as("exit code; stderr: %s", ended.stderr()).isEqualTo(2);
+        assertThat(ended.stderr()).containsPattern("pools/batch\\.yaml:[0-9]+").contains("maxSurge");
+        assertThat(tmp.resolve("run/sandbox")).as("no repository, clone or kubeconfig was made").doesNotExist();
+        assertThat(tmp.resolve("run/sandbox-info.json")).as("no info file").doesNotExist();
+        assertThat(ended.stdout()).as("no banner").doesNotContain("Kubernetes API");
+    }
+
+    @Test
+    void podsPerNodeRunOnEveryNodeUnderAPodDisruptionBudgetOfTheirPool() throws Exception {
+        try (SandboxProcess sandbox = SandboxProcess.start(tmp, DEMO_SPEC, "--pods-per-node", "3")) {
+            JsonNode pods = kubectlJson(sandbox, "get", "pods", "-n", "shop", "-o", "json");
+            JsonNode budgets = kubectlJson(sandbox, "get", "pdb", "-n", "shop", "-o", "json");
+            Set<String> nodes = rollHashes(sandbox, null).keySet();
+
+            Map<String, Long> podsByNode = items(pods).collect(Collectors.groupingBy(p -> p.at("/spec/nodeName").asText(),
+                    TreeMap::new, Collectors.counting()));
+            assertThat(podsByNode.keySet()).as("every node has pods").isEqualTo(nodes);
+            assertThat(podsByNode.values()).as("pods per node").containsOnly(3L);
+            Map<String, String> budgetSelectors = items(budgets).collect(Collectors.toMap(b -> b.at("/metadata/name").asText(),
+                    b -> b.at("/spec/selector/matchLabels/app").asText()));
+            assertThat(budgetSelectors).as("a budget per pool with nodes, selecting its pods")
+                    .isEqualTo(Map.of("batch", "batch", "cpu-worker", "cpu-worker", "gpu-worker", "gpu-worker"));
+            assertThat(items(pods)).as("every pod is under its pool's budget")
+                    .allMatch(p -> budgetSelectors.containsValue(p.at("/metadata/labels/app").asText())
+                            && p.at("/metadata/labels/app").asText().equals(p.at("/metadata/labels/nightshift.dev~1pool").asText()));
+        }
+    }
+
+    /** Waits until /status reports {@code commit} acted on and every pool current; {@code meanwhile} runs at every look. */
+    private static void awaitEveryPoolCurrent(SandboxProcess sandbox, String commit, ThrowingRunnable... meanwhile) {
+        await("every pool current at " + commit).atMost(ROLLOUT).pollInterval(Duration.ofMillis(500)).until(() -> {
+            for (ThrowingRunnable r : meanwhile) {
+                r.run();
+            }
+            JsonNode status = sandbox.status();
+            return commit.equals(status.path("revision").asText()) && status.path("pools").size() > 0
+                    && StreamSupport.stream(status.path("pools").spliterator(), false)
+                    .allMatch(p -> "CURRENT".equals(p.path("phase").asText()) && p.path("outdated").asInt() == 0
+                            && p.path("updating").asInt() == 0);
+        });
+    }
+
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** The roll hash each pool's nodes must run, as computed from the spec in {@code dir}. */
+    private static Map<String, String> hashes(String cluster, Path dir) {
+        LoadResult loaded = new SpecLoader().load(dir);
+        assertThat(loaded.errors()).isEmpty();
+        Map<String, String> hashes = new HashMap<>();
+        loaded.specs().resolvedPools(cluster).stream().map(DesiredPool::of).forEach(p -> hashes.put(p.name(), p.rollHash().value()));
+        return hashes;
+    }
+
+    /** Node name to roll hash ("" when unstamped) of the pool's nodes (all nodes when {@code pool} is null), by kubectl. */
+    private Map<String, String> rollHashes(SandboxProcess sandbox, String pool) throws IOException, InterruptedException {
+        JsonNode nodes = pool == null ? kubectlJson(sandbox, "get", "nodes", "-o", "json")
+                : kubectlJson(sandbox, "get", "nodes", "-l", DesiredPool.POOL_LABEL + "=" + pool, "-o", "json");
+        return items(nodes).collect(Collectors.toMap(n -> n.at("/metadata/name").asText(),
+                n -> n.path("metadata").path("annotations").path(NodeMarks.ROLL_HASH).asText(""), (a, b) -> a, TreeMap::new));
+    }
+
+    private JsonNode kubectlJson(SandboxProcess sandbox, String... args) throws IOException, InterruptedException {
+        Kubectl.Run run = Kubectl.run(tmp, sandbox.info().kubeconfig(), args);
+        assertThat(run.exitCode()).as("kubectl %s; stderr: %s", String.join(" ", args), run.stderr()).isZero();
+        return JSON.readTree(run.stdout());
+    }
+
+    private static Stream<JsonNode> items(JsonNode list) {
+        return StreamSupport.stream(list.path("items").spliterator(), false);
+    }
+
+    private static Path copy(Path from, Path to) throws IOException {
+        try (Stream<Path> walk = Files.walk(from)) {
+            for (Path p : walk.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+        return to;
+    }
+}

@@ -36,9 +36,7 @@ final class Repairs {
         if (!n.registered() || view.bastion() || n.terminating() || n.updatingInPlace() || n.kubeletRestartAt().isPresent()) {
             return Optional.empty();
         }
-        boolean creating = !n.ready() && n.createdAt()
-                .filter(c -> c.plus(view.spec().machineControllerManager().creationTimeout()).isAfter(view.now())).isPresent();
-        if (creating) {
+        if (creatingUntil(view, n).isPresent()) {
             return Optional.empty();
         }
         Set<String> watched = Set.copyOf(view.spec().machineControllerManager().nodeConditions());
@@ -56,6 +54,19 @@ final class Repairs {
             }
         }
         return worst;
+    }
+
+    /**
+     * Until when a registered machine that is not Ready is still being created, judged by
+     * creationTimeout and not by health; empty once that is over (or when it is Ready). The planner
+     * wakes then: a node still not Ready is judged by health from that moment on.
+     */
+    static Optional<Instant> creatingUntil(PoolView view, ObservedNode n) {
+        if (n.ready()) {
+            return Optional.empty();
+        }
+        return n.createdAt().map(c -> c.plus(view.spec().machineControllerManager().creationTimeout()))
+                .filter(end -> end.isAfter(view.now()));
     }
 
     /** When an unhealthy node fails if nothing changes; empty when the pool disables the health timeout. */

@@ -298,7 +298,7 @@ public final class RolloutPlanner {
 
     /**
      * When something changes by itself: minReadySeconds passing, drain, in-place and kubelet-restart
-     * deadlines, an unhealthy node failing.
+     * deadlines, an unhealthy node failing, a new node not Ready leaving creationTimeout's care.
      */
     private static List<Instant> timers(PoolView view) {
         List<Instant> times = new ArrayList<>();
@@ -311,6 +311,9 @@ public final class RolloutPlanner {
                     .ifPresent(times::add);
             n.kubeletRestartAt().map(t -> KubeletRestarts.unansweredUntil(view, t)).ifPresent(times::add);
             view.health(n).flatMap(h -> Repairs.failsAt(view, h)).ifPresent(times::add);
+            if (n.registered() && !view.bastion()) {
+                Repairs.creatingUntil(view, n).ifPresent(times::add);
+            }
         }
         return times;
     }

@@ -322,6 +322,21 @@ class RepairsTest {
     }
 
     @Test
+    void aNewNodeNotReadyIsWokenForWhenCreationTimeoutEndsAndJudgedByHealthFromThen() {
+        DesiredCluster quick = cluster(pool("web", "maxSurge: 1\nmaxUnavailable: 0\n"
+                + "machineControllerManager: {healthTimeout: 1m, creationTimeout: 10m}"));
+        List<ObservedNode> nodes = nodes(quick, "web", 3);
+        Instant created = T0.minus(Duration.ofMinutes(5));
+        nodes.set(2, notReady(nodes.get(2), "Unknown", created).toBuilder().createdAt(created).build());
+
+        assertThat(plan(quick, nodes).wakeAt()).contains(created.plus(Duration.ofMinutes(10)));
+
+        Plan then = planner.plan(quick, new ObservedCluster(nodes, true, MaintenanceState.CLOSED, Map.of()),
+                created.plus(Duration.ofMinutes(10)));
+        assertThat(then.pools().get("web").failedNodes()).extracting(NodeHealth::node).containsExactly("web-3");
+    }
+
+    @Test
     void aFailedOutdatedNodeIsRepairedNotUpdatedAndReplacedAtTheCurrentSpec() {
         List<ObservedNode> nodes = nodes(ROLLING, "web", 3);
         nodes.set(0, diskPressure(outdated(ROLLING, "web", "web-1"), LONG_AGO));

@@ -249,6 +249,44 @@ class ReconcilerIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> created(before));
     }
 
+    /** Sets DiskPressure True on a node's status since 20 minutes ago: past the default healthTimeout of 10 minutes. */
+    private void diskPressureLongAgo(String node) {
+        String since = java.time.Instant.now().minus(Duration.ofMinutes(20)).toString();
+        client.nodes().withName(node).editStatus(n -> {
+            n.getStatus().getConditions().removeIf(c -> "DiskPressure".equals(c.getType()));
+            n.getStatus().getConditions().add(new io.fabric8.kubernetes.api.model.NodeConditionBuilder().withType("DiskPressure")
+                    .withStatus("True").withLastTransitionTime(since).build());
+            return n;
+        });
+    }
+
+    private boolean touched(String node) {
+        Node n = client.nodes().withName(node).get();
+        return n == null || Boolean.TRUE.equals(n.getSpec().getUnschedulable())
+                || n.getMetadata().getAnnotations().containsKey(NodeMarks.DRAIN_STARTED_AT)
+                || client.v1().events().inAnyNamespace().list().getItems().stream()
+                        .anyMatch(e -> node.equals(e.getInvolvedObject().getName()) && "NodeFailed".equals(e.getReason()));
+    }
+
+    @Test
+    void anApiServerThatIsNotReadyHoldsARepairUntilItIsReadyAgain() {
+        reconciler.offer(new SpecRevision("a", spec("1631.0.0"), java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
+        apiServerReady.set(false);
+        int before = reports.size();
+
+        diskPressureLongAgo("web-2");
+
+        // Three reconciles that wanted to start the repair, unless one of them started it.
+        await().atMost(Duration.ofSeconds(60)).until(() -> touched("web-2") || reports.stream().skip(before)
+                .filter(r -> r.plan() != null && r.plan().steps().stream().anyMatch(st -> st instanceof Step.Repair)).count() >= 3);
+        assertThat(touched("web-2")).as("the failed node cordoned, marked, deleted or evented while /readyz fails").isFalse();
+        assertThat(client.nodes().list().getItems()).as("no machine asked for").hasSize(3);
+
+        apiServerReady.set(true);
+        await().atMost(Duration.ofSeconds(60)).until(() -> client.nodes().withName("web-2").get() == null);
+    }
+
     @Test
     void aNodeOfAnotherPoolThatIsNotReadyDoesNotHoldThePool() {
         provider.seed("batch", "batch-1", Optional.empty(), Optional.empty());

@@ -176,6 +176,27 @@ class HealthRepairIT {
     }
 
     @Test
+    void aDryRunReportsAFailedNodeButWritesNothing() throws Exception {
+        h = new AgentHarness(tmp, "e2e", "web", 3);
+        h.work.write("cluster.yaml", CLUSTER);
+        h.work.write("pools/web.yaml", pool(3, ""));
+        h.work.commitAndPush("initial");
+        setCondition("web-2", "DiskPressure", "True", LONG_AGO);
+        h.kube.clearRequests();
+
+        h.startAgent("e2e", true);
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> poolStatus().path("failedNodes").size() == 1
+                && poolStatus().path("failedNodes").get(0).path("node").asText().equals("web-2"));
+        h.idleThroughReconciles("web-1", 3);
+
+        assertThat(log()).as("a dry run writes nothing: no cordon, drain mark, eviction, Event or status record")
+                .filteredOn(r -> r.userAgent().equals(AgentHarness.AGENT)).noneMatch(RecordedRequest::isWrite);
+        assertThat(log()).as("nor asks the cloud for a machine or deletes one")
+                .noneMatch(r -> r.isWrite() && (r.resourcePath().equals("/api/v1/nodes") || isNodeDelete(r)));
+    }
+
+    @Test
     void withDisableHealthTimeoutAnUnhealthyNodeIsOnlyReported() throws Exception {
         start(3, "machineControllerManager: {disableHealthTimeout: true}");
         onlyReported();

@@ -16,7 +16,8 @@ import dev.nightshift.strategies.plan.Step;
  * healthTimeout without interruption has failed; it is drained and its machine replaced at the
  * pool's current spec, whatever the maintenance window says. What keeps repairs from becoming a
  * disaster (the 40% guard, control-plane rules, pause, exclusions) is decided by the caller's gate;
- * this class keeps the number in flight within max(1, maxUnavailable), one for control planes.
+ * this class keeps the number in flight, from cordon until the replacement is available, within
+ * max(1, maxUnavailable), one for control planes.
  */
 final class Repairs {
 
@@ -83,12 +84,34 @@ final class Repairs {
     }
 
     /**
+     * A machine of the pool still coming up: not registered yet, registered and not Ready within
+     * creationTimeout, or Ready for less than minReadySeconds. A repair's replacement is one; so
+     * is any other new machine (the provider does not say which deletion it replaces), except a
+     * surge machine whose old node is still there, which replaces nothing yet.
+     */
+    static boolean comingUp(PoolView view, ObservedNode n) {
+        if (view.bastion() || n.terminating() || view.hasLivePartner(n) || view.outdated(n) || n.cordoned() || PoolView.inFlight(n)) {
+            return false;
+        }
+        if (!n.registered()) {
+            return true;
+        }
+        if (!n.ready()) {
+            return creatingUntil(view, n).isPresent();
+        }
+        return n.readySince().get().plus(view.minReady()).isAfter(view.now());
+    }
+
+    /**
      * Carries repairs in flight on (drain, then delete with a replacement) whatever the gate says,
-     * and starts new ones, longest failed first, where it allows.
+     * and starts new ones, longest failed first, where it allows. A repair is in flight from its
+     * cordon until its replacement is available: until then the pool is short of that node, and
+     * another repair would make it shorter than maxUnavailable allows (MachineHealthCheck's
+     * maxUnhealthy counts the machines a remediation has not given back yet the same way).
      */
     static void plan(PoolView view, StartGate gate, PlanSink sink) {
         List<ObservedNode> failed = view.nodes().stream().filter(view::failed).toList();
-        int inFlight = 0;
+        int inFlight = (int) view.nodes().stream().filter(n -> comingUp(view, n)).count();
         for (ObservedNode node : failed) {
             if (node.draining()) {
                 inFlight++;

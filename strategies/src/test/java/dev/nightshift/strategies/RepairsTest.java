@@ -222,6 +222,64 @@ class RepairsTest {
         assertThat(repairs(plan(two, nodes))).extracting(Step::target).containsExactly("web-2");
     }
 
+    /** The machine the provider created to replace a repaired node, at the current spec, a minute ago. */
+    private static ObservedNode replacement(DesiredCluster c, String name, boolean registered, Instant readySince) {
+        return current(c, "web", name).toBuilder().registered(registered).readySince(readySince)
+                .createdAt(T0.minusSeconds(60)).conditions(registered && readySince != null
+                        ? List.of(NodeCondition.of("Ready", "True", readySince)) : List.of()).build();
+    }
+
+    @Test
+    void aRepairWhoseReplacementHasNotRegisteredYetIsStillInFlight() {
+        List<ObservedNode> nodes = nodes(ROLLING, "web", 9);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        // web-1's repair deleted its machine; the provider's replacement is still booting.
+        nodes.set(0, replacement(ROLLING, "web-10", false, null));
+
+        assertThat(repairs(plan(ROLLING, nodes))).as("maxUnavailable 0: one repair at a time, until its replacement is available")
+                .isEmpty();
+    }
+
+    @Test
+    void aRepairWhoseReplacementIsReadyForLessThanMinReadySecondsIsStillInFlight() {
+        DesiredCluster warm = cluster(pool("web", "maxSurge: 1\nmaxUnavailable: 0\nminReadySeconds: 60"));
+        List<ObservedNode> nodes = nodes(warm, "web", 9);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        nodes.set(0, replacement(warm, "web-10", true, T0.minusSeconds(20)));
+
+        assertThat(repairs(plan(warm, nodes))).isEmpty();
+    }
+
+    @Test
+    void onceTheReplacementIsAvailableTheNextRepairStarts() {
+        DesiredCluster warm = cluster(pool("web", "maxSurge: 1\nmaxUnavailable: 0\nminReadySeconds: 60"));
+        List<ObservedNode> nodes = nodes(warm, "web", 9);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        nodes.set(0, replacement(warm, "web-10", true, T0.minusSeconds(61)));
+
+        assertThat(repairs(plan(warm, nodes))).extracting(Step::target).containsExactly("web-2");
+    }
+
+    @Test
+    void withMaxUnavailableTwoAReplacementComingUpLeavesRoomForOneRepair() {
+        DesiredCluster two = cluster(pool("web", "maxSurge: 0\nmaxUnavailable: 2"));
+        List<ObservedNode> nodes = nodes(two, "web", 10);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        nodes.set(2, diskPressure(nodes.get(2), LONG_AGO.plusSeconds(1)));
+        nodes.set(0, replacement(two, "web-11", false, null));
+
+        assertThat(repairs(plan(two, nodes))).extracting(Step::target).containsExactly("web-2");
+    }
+
+    @Test
+    void aSurgeMachineWhoseOldNodeIsStillThereDoesNotHoldARepair() {
+        List<ObservedNode> nodes = nodes(ROLLING, "web", 9);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        nodes.add(replacement(ROLLING, "web-10", false, null).toBuilder().surgeFor("web-3").build());
+
+        assertThat(repairs(plan(ROLLING, nodes))).extracting(Step::target).containsExactly("web-2");
+    }
+
     @Test
     void aControlPlanePoolRepairsOneNodeAtATime() {
         DesiredCluster cp = cluster(pool("cp", "role: control-plane\nmaxUnavailable: 3"));

@@ -108,8 +108,11 @@ final class Repairs {
      * cordon until its replacement is available: until then the pool is short of that node, and
      * another repair would make it shorter than maxUnavailable allows (MachineHealthCheck's
      * maxUnhealthy counts the machines a remediation has not given back yet the same way).
+     *
+     * @param controlPlaneNodes the pool holds control-plane nodes (by its role or the cluster's
+     *                          label): one repair at a time
      */
-    static void plan(PoolView view, StartGate gate, PlanSink sink) {
+    static void plan(PoolView view, boolean controlPlaneNodes, StartGate gate, PlanSink sink) {
         List<ObservedNode> failed = view.nodes().stream().filter(view::failed).toList();
         int inFlight = (int) view.nodes().stream().filter(n -> comingUp(view, n)).count();
         for (ObservedNode node : failed) {
@@ -123,7 +126,7 @@ final class Repairs {
                 }
             }
         }
-        int limit = view.controlPlane() ? 1 : Math.max(1, view.maxUnavailable());
+        int limit = controlPlaneNodes ? 1 : Math.max(1, view.maxUnavailable());
         List<NodeHealth> waiting = view.failedNodes().stream()
                 .filter(h -> view.nodes().stream().noneMatch(n -> n.name().equals(h.node()) && n.draining()))
                 .sorted(Comparator.comparing(NodeHealth::since).thenComparing(NodeHealth::node))

@@ -300,6 +300,69 @@ class RepairsTest {
         assertThat(repairs(plan(cp, nodes))).isEmpty();
     }
 
+    /** Plans with the nodes the cluster labels control-plane, each Ready or not; the control plane is Ready when all are. */
+    private Plan planWithLabelled(DesiredCluster desired, List<ObservedNode> nodes, Map<String, Boolean> controlPlaneNodes) {
+        String pool = desired.pools().get(0).name();
+        boolean ready = !controlPlaneNodes.containsValue(false);
+        return planner.plan(desired, new ObservedCluster(nodes, ready, MaintenanceState.CLOSED, Map.of(pool, PoolStatus.NEW),
+                controlPlaneNodes), T0);
+    }
+
+    private static Map<String, Boolean> labelled(List<ObservedNode> nodes) {
+        Map<String, Boolean> labelled = new java.util.HashMap<>();
+        nodes.forEach(n -> labelled.put(n.name(), n.ready()));
+        return labelled;
+    }
+
+    @Test
+    void aLabelledControlPlaneNodeThatIsItselfNotReadyIsRepairedWhileEveryOtherIsReady() {
+        DesiredCluster cp = cluster(pool("cp", "role: control-plane\nmaxSurge: 0\nmaxUnavailable: 1"));
+        List<ObservedNode> nodes = nodes(cp, "cp", 3);
+        nodes.set(0, notReady(nodes.get(0), "Unknown", LONG_AGO));
+
+        assertThat(repairs(planWithLabelled(cp, nodes, labelled(nodes)))).as("its own NotReady does not hold its repair")
+                .extracting(Step::target).containsExactly("cp-1");
+    }
+
+    @Test
+    void aControlPlaneNodeIsNotRepairedWhileALabelledControlPlaneNodeOutsideEveryPoolIsNotReady() {
+        DesiredCluster cp = cluster(pool("cp", "role: control-plane\nmaxSurge: 0\nmaxUnavailable: 1"));
+        List<ObservedNode> nodes = nodes(cp, "cp", 3);
+        nodes.set(0, diskPressure(nodes.get(0), LONG_AGO));
+        Map<String, Boolean> labelled = labelled(nodes);
+        labelled.put("master-0", false);
+
+        assertThat(repairs(planWithLabelled(cp, nodes, labelled))).isEmpty();
+    }
+
+    @Test
+    void aPoolWhoseNodesTheClusterLabelsControlPlaneRepairsOneNodeAtATime() {
+        DesiredCluster masters = cluster(pool("masters", "maxSurge: 0\nmaxUnavailable: 3"));
+        List<ObservedNode> nodes = nodes(masters, "masters", 9);
+        nodes.set(0, diskPressure(nodes.get(0), LONG_AGO));
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+
+        assertThat(repairs(planWithLabelled(masters, nodes, labelled(nodes)))).extracting(Step::target).containsExactly("masters-1");
+    }
+
+    @Test
+    void aNodeTheClusterLabelsControlPlaneIsNotRepairedWhileAnotherLabelledNodeIsNotReady() {
+        DesiredCluster masters = cluster(pool("masters", "maxSurge: 0\nmaxUnavailable: 3"));
+        List<ObservedNode> nodes = nodes(masters, "masters", 5);
+        nodes.set(0, diskPressure(nodes.get(0), LONG_AGO));
+        nodes.set(1, notReady(nodes.get(1), "False", T0.minusSeconds(30)));
+
+        assertThat(repairs(planWithLabelled(masters, nodes, labelled(nodes)))).isEmpty();
+    }
+
+    @Test
+    void aWorkerIsNotRepairedWhileALabelledControlPlaneNodeIsNotReady() {
+        List<ObservedNode> nodes = nodes(ROLLING, "web", 3);
+        nodes.set(1, notReady(nodes.get(1), "Unknown", LONG_AGO));
+
+        assertThat(repairs(planWithLabelled(ROLLING, nodes, Map.of("master-0", false)))).isEmpty();
+    }
+
     @Test
     void aPausedPoolRepairsNothing() {
         List<ObservedNode> nodes = nodes(ROLLING, "web", 3);

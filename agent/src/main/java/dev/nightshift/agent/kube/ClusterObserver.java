@@ -165,7 +165,11 @@ public final class ClusterObserver implements AutoCloseable {
         for (ConfigMap map : records.getStore().list()) {
             status.put(map.getMetadata().getLabels().get(PoolStatusRecords.LABEL), PoolStatusRecords.read(map));
         }
-        return new ObservedCluster(observed, controlPlaneReady, maintenance, status);
+        Map<String, Boolean> controlPlaneNodes = new HashMap<>();
+        for (Node node : controlPlane.getStore().list()) {
+            controlPlaneNodes.put(node.getMetadata().getName(), readySince(node).isPresent());
+        }
+        return new ObservedCluster(observed, controlPlaneReady, maintenance, status, controlPlaneNodes);
     }
 
     /** Pods a drain must evict: not owned by a DaemonSet, not mirror pods, not finished. */

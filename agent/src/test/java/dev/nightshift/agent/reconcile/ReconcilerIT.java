@@ -55,6 +55,14 @@ class ReconcilerIT {
 
     /** @param more further spec documents, each starting with {@code ---} */
     private static SpecSet spec(String imageVersion, String more) {
+        return spec(imageVersion, more, "");
+    }
+
+    /**
+     * @param more     further spec documents, each starting with {@code ---}
+     * @param poolMore further fields of pool web's spec, indented by two
+     */
+    private static SpecSet spec(String imageVersion, String more, String poolMore) {
         String yaml = """
                 apiVersion: nightshift.dev/v1alpha1
                 kind: Cluster
@@ -73,7 +81,7 @@ class ReconcilerIT {
                   interval: 0s
                   labels: {team: web}
                   machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                """.formatted(imageVersion) + more;
+                """.formatted(imageVersion) + poolMore + more;
         LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.getBytes(StandardCharsets.UTF_8)));
         assertThat(loaded.errors()).isEmpty();
         return loaded.specs();
@@ -284,6 +292,32 @@ class ReconcilerIT {
         assertThat(client.nodes().list().getItems()).as("no machine asked for").hasSize(3);
 
         apiServerReady.set(true);
+        await().atMost(Duration.ofSeconds(60)).until(() -> client.nodes().withName("web-2").get() == null);
+    }
+
+    @Test
+    void aNodeTheClusterLabelsControlPlaneThatIsItselfUnreachableIsRepairedWhileTheOthersAreReady() {
+        // The seeded machines are seconds old: past a creationTimeout of 1s a node not Ready is judged by health.
+        reconciler.offer(new SpecRevision("a", spec("1631.0.0", "", "  machineControllerManager: {creationTimeout: 1s}\n"),
+                java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
+        for (Node n : nodes()) {
+            client.nodes().withName(n.getMetadata().getName()).edit(e -> {
+                e.getMetadata().getLabels().put("node-role.kubernetes.io/control-plane", "");
+                return e;
+            });
+        }
+        String since = java.time.Instant.now().minus(Duration.ofMinutes(20)).toString();
+
+        client.nodes().withName("web-2").editStatus(n -> {
+            n.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+                    .forEach(c -> c.setStatus("Unknown"));
+            n.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+                    .forEach(c -> c.setLastTransitionTime(since));
+            return n;
+        });
+
+        // Its own Ready Unknown makes the control plane not Ready; that must not hold its own repair.
         await().atMost(Duration.ofSeconds(60)).until(() -> client.nodes().withName("web-2").get() == null);
     }
 

@@ -176,6 +176,32 @@ class HealthRepairIT {
     }
 
     @Test
+    void aFailedNodeIsNotTouchedWhileTheApiServersReadyzFailsAndIsRepairedOnceItRecovers() throws Exception {
+        start(3, "");
+        long createdBefore = nodesCreated();
+        h.kube.readyz(false);
+
+        setCondition("web-2", "DiskPressure", "True", LONG_AGO);
+
+        // Reported failed, unless a repair started at once.
+        await().atMost(Duration.ofSeconds(60)).until(() -> web2Touched() || poolStatus().path("failedNodes").size() == 1);
+        h.idleThroughReconciles("web-1", 3);
+        assertThat(web2Touched()).as("web-2 cordoned or deleted while /readyz fails").isFalse();
+        assertThat(log()).as("the agent asked the API server whether it is ready")
+                .anyMatch(r -> r.userAgent().equals(AgentHarness.AGENT) && r.resourcePath().equals("/readyz"));
+        assertThat(nodesCreated()).isEqualTo(createdBefore);
+
+        h.kube.readyz(true);
+
+        await().atMost(Duration.ofSeconds(90)).until(() -> log().stream().anyMatch(r -> isNodeDelete(r)
+                && r.resourcePath().equals("/api/v1/nodes/web-2")));
+    }
+
+    private boolean web2Touched() {
+        return log().stream().anyMatch(r -> r.resourcePath().equals("/api/v1/nodes/web-2") && (isNodeDelete(r) || SeenRequests.isCordon(r)));
+    }
+
+    @Test
     void aDryRunReportsAFailedNodeButWritesNothing() throws Exception {
         h = new AgentHarness(tmp, "e2e", "web", 3);
         h.work.write("cluster.yaml", CLUSTER);

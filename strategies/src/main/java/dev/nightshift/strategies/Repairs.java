@@ -16,7 +16,8 @@ import dev.nightshift.strategies.plan.Step;
  * healthTimeout without interruption has failed; it is drained and its machine replaced at the
  * pool's current spec, whatever the maintenance window says. What keeps repairs from becoming a
  * disaster (the 40% guard, control-plane rules, pause, exclusions) is decided by the caller's gate;
- * this class keeps the number in flight within max(1, maxUnavailable), one for control planes.
+ * this class keeps the number in flight, from cordon until the replacement is available, within
+ * max(1, maxUnavailable), one for control planes.
  */
 final class Repairs {
 
@@ -36,9 +37,7 @@ final class Repairs {
         if (!n.registered() || view.bastion() || n.terminating() || n.updatingInPlace() || n.kubeletRestartAt().isPresent()) {
             return Optional.empty();
         }
-        boolean creating = !n.ready() && n.createdAt()
-                .filter(c -> c.plus(view.spec().machineControllerManager().creationTimeout()).isAfter(view.now())).isPresent();
-        if (creating) {
+        if (creatingUntil(view, n).isPresent()) {
             return Optional.empty();
         }
         Set<String> watched = Set.copyOf(view.spec().machineControllerManager().nodeConditions());
@@ -58,6 +57,19 @@ final class Repairs {
         return worst;
     }
 
+    /**
+     * Until when a registered machine that is not Ready is still being created, judged by
+     * creationTimeout and not by health; empty once that is over (or when it is Ready). The planner
+     * wakes then: a node still not Ready is judged by health from that moment on.
+     */
+    static Optional<Instant> creatingUntil(PoolView view, ObservedNode n) {
+        if (n.ready()) {
+            return Optional.empty();
+        }
+        return n.createdAt().map(c -> c.plus(view.spec().machineControllerManager().creationTimeout()))
+                .filter(end -> end.isAfter(view.now()));
+    }
+
     /** When an unhealthy node fails if nothing changes; empty when the pool disables the health timeout. */
     static Optional<Instant> failsAt(PoolView view, NodeHealth health) {
         if (view.desired().spec().disableHealthTimeout()) {
@@ -72,12 +84,37 @@ final class Repairs {
     }
 
     /**
-     * Carries repairs in flight on (drain, then delete with a replacement) whatever the gate says,
-     * and starts new ones, longest failed first, where it allows.
+     * A machine of the pool still coming up: not registered yet, registered and not Ready within
+     * creationTimeout, or Ready for less than minReadySeconds. A repair's replacement is one; so
+     * is any other new machine (the provider does not say which deletion it replaces), except a
+     * surge machine whose old node is still there, which replaces nothing yet.
      */
-    static void plan(PoolView view, StartGate gate, PlanSink sink) {
+    static boolean comingUp(PoolView view, ObservedNode n) {
+        if (view.bastion() || n.terminating() || view.hasLivePartner(n) || view.outdated(n) || n.cordoned() || PoolView.inFlight(n)) {
+            return false;
+        }
+        if (!n.registered()) {
+            return true;
+        }
+        if (!n.ready()) {
+            return creatingUntil(view, n).isPresent();
+        }
+        return n.readySince().get().plus(view.minReady()).isAfter(view.now());
+    }
+
+    /**
+     * Carries repairs in flight on (drain, then delete with a replacement) whatever the gate says,
+     * and starts new ones, longest failed first, where it allows. A repair is in flight from its
+     * cordon until its replacement is available: until then the pool is short of that node, and
+     * another repair would make it shorter than maxUnavailable allows (MachineHealthCheck's
+     * maxUnhealthy counts the machines a remediation has not given back yet the same way).
+     *
+     * @param controlPlaneNodes the pool holds control-plane nodes (by its role or the cluster's
+     *                          label): one repair at a time
+     */
+    static void plan(PoolView view, boolean controlPlaneNodes, StartGate gate, PlanSink sink) {
         List<ObservedNode> failed = view.nodes().stream().filter(view::failed).toList();
-        int inFlight = 0;
+        int inFlight = (int) view.nodes().stream().filter(n -> comingUp(view, n)).count();
         for (ObservedNode node : failed) {
             if (node.draining()) {
                 inFlight++;
@@ -89,7 +126,7 @@ final class Repairs {
                 }
             }
         }
-        int limit = view.controlPlane() ? 1 : Math.max(1, view.maxUnavailable());
+        int limit = controlPlaneNodes ? 1 : Math.max(1, view.maxUnavailable());
         List<NodeHealth> waiting = view.failedNodes().stream()
                 .filter(h -> view.nodes().stream().noneMatch(n -> n.name().equals(h.node()) && n.draining()))
                 .sorted(Comparator.comparing(NodeHealth::since).thenComparing(NodeHealth::node))

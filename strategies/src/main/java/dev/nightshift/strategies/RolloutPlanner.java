@@ -60,10 +60,13 @@ public final class RolloutPlanner {
             StartGate gate = node -> selected.allows(node) && validated && intervalEnd.isEmpty();
 
             // Repairs are not updates: no window, turn or validation streak; a pause or an exclusion stops them.
-            boolean repairsAllowed = !status.paused() && !observed.maintenance().exclusionActive()
-                    && observed.controlPlaneReady() && !Repairs.tooManyUnhealthy(view);
-            Repairs.plan(view, node -> repairsAllowed && (!view.controlPlane() || otherControlPlaneNodesReady(
-                    desired, observed, node)), sink);
+            // They need the control plane Ready, the node under repair aside; control-plane nodes,
+            // by the pool's role or by the cluster's label, go one at a time and only while every other one is Ready.
+            boolean repairsAllowed = !status.paused() && !observed.maintenance().exclusionActive() && !Repairs.tooManyUnhealthy(view);
+            boolean controlPlaneNodes = view.controlPlane()
+                    || view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name()));
+            Repairs.plan(view, controlPlaneNodes, node -> repairsAllowed && observed.controlPlaneReadyBesides(node.name())
+                    && (!controlPlaneNodes || otherControlPlaneNodesReady(desired, observed, node)), sink);
 
             // Work in flight is always carried on, so that no node is left cordoned or half-drained.
             boolean nodesInFlight = view.nodes().stream().anyMatch(PoolView::inFlight);
@@ -130,9 +133,14 @@ public final class RolloutPlanner {
         return view.bastion() || view.nodes().stream().filter(n -> n.registered() && !view.failed(n)).allMatch(ObservedNode::ready);
     }
 
-    /** A control-plane node is repaired only while every other control-plane node, of every such pool, is Ready. */
+    /**
+     * A control-plane node is repaired only while every other control-plane node is Ready: those of
+     * every control-plane pool, and those the cluster labels control-plane, in a pool or not.
+     */
     private static boolean otherControlPlaneNodesReady(DesiredCluster desired, ObservedCluster observed, ObservedNode node) {
-        return desired.pools().stream().filter(p -> p.spec().pool().role() == PoolRole.CONTROL_PLANE)
+        boolean labelled = observed.controlPlaneNodes().entrySet().stream()
+                .filter(e -> !e.getKey().equals(node.name())).allMatch(Map.Entry::getValue);
+        return labelled && desired.pools().stream().filter(p -> p.spec().pool().role() == PoolRole.CONTROL_PLANE)
                 .flatMap(p -> observed.nodesOf(p.name()).stream())
                 .filter(n -> n.registered() && !n.terminating() && !n.name().equals(node.name()))
                 .allMatch(ObservedNode::ready);
@@ -298,7 +306,7 @@ public final class RolloutPlanner {
 
     /**
      * When something changes by itself: minReadySeconds passing, drain, in-place and kubelet-restart
-     * deadlines, an unhealthy node failing.
+     * deadlines, an unhealthy node failing, a new node not Ready leaving creationTimeout's care.
      */
     private static List<Instant> timers(PoolView view) {
         List<Instant> times = new ArrayList<>();
@@ -311,6 +319,9 @@ public final class RolloutPlanner {
                     .ifPresent(times::add);
             n.kubeletRestartAt().map(t -> KubeletRestarts.unansweredUntil(view, t)).ifPresent(times::add);
             view.health(n).flatMap(h -> Repairs.failsAt(view, h)).ifPresent(times::add);
+            if (n.registered() && !view.bastion()) {
+                Repairs.creatingUntil(view, n).ifPresent(times::add);
+            }
         }
         return times;
     }

@@ -222,6 +222,64 @@ class RepairsTest {
         assertThat(repairs(plan(two, nodes))).extracting(Step::target).containsExactly("web-2");
     }
 
+    /** The machine the provider created to replace a repaired node, at the current spec, a minute ago. */
+    private static ObservedNode replacement(DesiredCluster c, String name, boolean registered, Instant readySince) {
+        return current(c, "web", name).toBuilder().registered(registered).readySince(readySince)
+                .createdAt(T0.minusSeconds(60)).conditions(registered && readySince != null
+                        ? List.of(NodeCondition.of("Ready", "True", readySince)) : List.of()).build();
+    }
+
+    @Test
+    void aRepairWhoseReplacementHasNotRegisteredYetIsStillInFlight() {
+        List<ObservedNode> nodes = nodes(ROLLING, "web", 9);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        // web-1's repair deleted its machine; the provider's replacement is still booting.
+        nodes.set(0, replacement(ROLLING, "web-10", false, null));
+
+        assertThat(repairs(plan(ROLLING, nodes))).as("maxUnavailable 0: one repair at a time, until its replacement is available")
+                .isEmpty();
+    }
+
+    @Test
+    void aRepairWhoseReplacementIsReadyForLessThanMinReadySecondsIsStillInFlight() {
+        DesiredCluster warm = cluster(pool("web", "maxSurge: 1\nmaxUnavailable: 0\nminReadySeconds: 60"));
+        List<ObservedNode> nodes = nodes(warm, "web", 9);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        nodes.set(0, replacement(warm, "web-10", true, T0.minusSeconds(20)));
+
+        assertThat(repairs(plan(warm, nodes))).isEmpty();
+    }
+
+    @Test
+    void onceTheReplacementIsAvailableTheNextRepairStarts() {
+        DesiredCluster warm = cluster(pool("web", "maxSurge: 1\nmaxUnavailable: 0\nminReadySeconds: 60"));
+        List<ObservedNode> nodes = nodes(warm, "web", 9);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        nodes.set(0, replacement(warm, "web-10", true, T0.minusSeconds(61)));
+
+        assertThat(repairs(plan(warm, nodes))).extracting(Step::target).containsExactly("web-2");
+    }
+
+    @Test
+    void withMaxUnavailableTwoAReplacementComingUpLeavesRoomForOneRepair() {
+        DesiredCluster two = cluster(pool("web", "maxSurge: 0\nmaxUnavailable: 2"));
+        List<ObservedNode> nodes = nodes(two, "web", 10);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        nodes.set(2, diskPressure(nodes.get(2), LONG_AGO.plusSeconds(1)));
+        nodes.set(0, replacement(two, "web-11", false, null));
+
+        assertThat(repairs(plan(two, nodes))).extracting(Step::target).containsExactly("web-2");
+    }
+
+    @Test
+    void aSurgeMachineWhoseOldNodeIsStillThereDoesNotHoldARepair() {
+        List<ObservedNode> nodes = nodes(ROLLING, "web", 9);
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+        nodes.add(replacement(ROLLING, "web-10", false, null).toBuilder().surgeFor("web-3").build());
+
+        assertThat(repairs(plan(ROLLING, nodes))).extracting(Step::target).containsExactly("web-2");
+    }
+
     @Test
     void aControlPlanePoolRepairsOneNodeAtATime() {
         DesiredCluster cp = cluster(pool("cp", "role: control-plane\nmaxUnavailable: 3"));
@@ -240,6 +298,69 @@ class RepairsTest {
         nodes.set(1, notReady(nodes.get(1), "False", T0.minusSeconds(30)));
 
         assertThat(repairs(plan(cp, nodes))).isEmpty();
+    }
+
+    /** Plans with the nodes the cluster labels control-plane, each Ready or not; the control plane is Ready when all are. */
+    private Plan planWithLabelled(DesiredCluster desired, List<ObservedNode> nodes, Map<String, Boolean> controlPlaneNodes) {
+        String pool = desired.pools().get(0).name();
+        boolean ready = !controlPlaneNodes.containsValue(false);
+        return planner.plan(desired, new ObservedCluster(nodes, ready, MaintenanceState.CLOSED, Map.of(pool, PoolStatus.NEW),
+                controlPlaneNodes), T0);
+    }
+
+    private static Map<String, Boolean> labelled(List<ObservedNode> nodes) {
+        Map<String, Boolean> labelled = new java.util.HashMap<>();
+        nodes.forEach(n -> labelled.put(n.name(), n.ready()));
+        return labelled;
+    }
+
+    @Test
+    void aLabelledControlPlaneNodeThatIsItselfNotReadyIsRepairedWhileEveryOtherIsReady() {
+        DesiredCluster cp = cluster(pool("cp", "role: control-plane\nmaxSurge: 0\nmaxUnavailable: 1"));
+        List<ObservedNode> nodes = nodes(cp, "cp", 3);
+        nodes.set(0, notReady(nodes.get(0), "Unknown", LONG_AGO));
+
+        assertThat(repairs(planWithLabelled(cp, nodes, labelled(nodes)))).as("its own NotReady does not hold its repair")
+                .extracting(Step::target).containsExactly("cp-1");
+    }
+
+    @Test
+    void aControlPlaneNodeIsNotRepairedWhileALabelledControlPlaneNodeOutsideEveryPoolIsNotReady() {
+        DesiredCluster cp = cluster(pool("cp", "role: control-plane\nmaxSurge: 0\nmaxUnavailable: 1"));
+        List<ObservedNode> nodes = nodes(cp, "cp", 3);
+        nodes.set(0, diskPressure(nodes.get(0), LONG_AGO));
+        Map<String, Boolean> labelled = labelled(nodes);
+        labelled.put("master-0", false);
+
+        assertThat(repairs(planWithLabelled(cp, nodes, labelled))).isEmpty();
+    }
+
+    @Test
+    void aPoolWhoseNodesTheClusterLabelsControlPlaneRepairsOneNodeAtATime() {
+        DesiredCluster masters = cluster(pool("masters", "maxSurge: 0\nmaxUnavailable: 3"));
+        List<ObservedNode> nodes = nodes(masters, "masters", 9);
+        nodes.set(0, diskPressure(nodes.get(0), LONG_AGO));
+        nodes.set(1, diskPressure(nodes.get(1), LONG_AGO));
+
+        assertThat(repairs(planWithLabelled(masters, nodes, labelled(nodes)))).extracting(Step::target).containsExactly("masters-1");
+    }
+
+    @Test
+    void aNodeTheClusterLabelsControlPlaneIsNotRepairedWhileAnotherLabelledNodeIsNotReady() {
+        DesiredCluster masters = cluster(pool("masters", "maxSurge: 0\nmaxUnavailable: 3"));
+        List<ObservedNode> nodes = nodes(masters, "masters", 5);
+        nodes.set(0, diskPressure(nodes.get(0), LONG_AGO));
+        nodes.set(1, notReady(nodes.get(1), "False", T0.minusSeconds(30)));
+
+        assertThat(repairs(planWithLabelled(masters, nodes, labelled(nodes)))).isEmpty();
+    }
+
+    @Test
+    void aWorkerIsNotRepairedWhileALabelledControlPlaneNodeIsNotReady() {
+        List<ObservedNode> nodes = nodes(ROLLING, "web", 3);
+        nodes.set(1, notReady(nodes.get(1), "Unknown", LONG_AGO));
+
+        assertThat(repairs(planWithLabelled(ROLLING, nodes, Map.of("master-0", false)))).isEmpty();
     }
 
     @Test
@@ -319,6 +440,21 @@ class RepairsTest {
 
         assertThat(repairs(plan)).isEmpty();
         assertThat(plan.report("web").unhealthyNodes()).isEmpty();
+    }
+
+    @Test
+    void aNewNodeNotReadyIsWokenForWhenCreationTimeoutEndsAndJudgedByHealthFromThen() {
+        DesiredCluster quick = cluster(pool("web", "maxSurge: 1\nmaxUnavailable: 0\n"
+                + "machineControllerManager: {healthTimeout: 1m, creationTimeout: 10m}"));
+        List<ObservedNode> nodes = nodes(quick, "web", 3);
+        Instant created = T0.minus(Duration.ofMinutes(5));
+        nodes.set(2, notReady(nodes.get(2), "Unknown", created).toBuilder().createdAt(created).build());
+
+        assertThat(plan(quick, nodes).wakeAt()).contains(created.plus(Duration.ofMinutes(10)));
+
+        Plan then = planner.plan(quick, new ObservedCluster(nodes, true, MaintenanceState.CLOSED, Map.of()),
+                created.plus(Duration.ofMinutes(10)));
+        assertThat(then.pools().get("web").failedNodes()).extracting(NodeHealth::node).containsExactly("web-3");
     }
 
     @Test

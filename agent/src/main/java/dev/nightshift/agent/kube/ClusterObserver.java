@@ -47,8 +47,9 @@ public final class ClusterObserver implements AutoCloseable {
     static final String CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
-     * On an unreachable node (Ready Unknown) a pod whose deletion started longer ago than this is
-     * gone: no kubelet is left to confirm it. Cluster API's drain skips such pods the same way
+     * On an unreachable node (Ready Unknown) a pod whose deletionTimestamp (the end of its grace
+     * period, set when it was evicted or deleted) is more than this in the past is gone: no kubelet
+     * is left to confirm it. Cluster API's drain skips such pods the same way
      * ({@code SkipWaitForDeleteTimeoutSeconds}), so a dead node is not held for drainTimeout.
      */
     static final Duration UNREACHABLE_POD_GRACE = Duration.ofSeconds(5);
@@ -165,7 +166,11 @@ public final class ClusterObserver implements AutoCloseable {
         for (ConfigMap map : records.getStore().list()) {
             status.put(map.getMetadata().getLabels().get(PoolStatusRecords.LABEL), PoolStatusRecords.read(map));
         }
-        return new ObservedCluster(observed, controlPlaneReady, maintenance, status);
+        Map<String, Boolean> controlPlaneNodes = new HashMap<>();
+        for (Node node : controlPlane.getStore().list()) {
+            controlPlaneNodes.put(node.getMetadata().getName(), readySince(node).isPresent());
+        }
+        return new ObservedCluster(observed, controlPlaneReady, maintenance, status, controlPlaneNodes);
     }
 
     /** Pods a drain must evict: not owned by a DaemonSet, not mirror pods, not finished. */
@@ -174,8 +179,8 @@ public final class ClusterObserver implements AutoCloseable {
     }
 
     /**
-     * The evictable pods a drain still waits for. On an unreachable node, pods whose deletion
-     * started more than {@link #UNREACHABLE_POD_GRACE} ago are not waited for.
+     * The evictable pods a drain still waits for. On an unreachable node, pods whose
+     * deletionTimestamp is more than {@link #UNREACHABLE_POD_GRACE} past are not waited for.
      */
     List<Pod> podsLeft(Node node) {
         List<Pod> evictable = evictablePods(node.getMetadata().getName());

@@ -55,6 +55,14 @@ class ReconcilerIT {
 
     /** @param more further spec documents, each starting with {@code ---} */
     private static SpecSet spec(String imageVersion, String more) {
+        return spec(imageVersion, more, "");
+    }
+
+    /**
+     * @param more     further spec documents, each starting with {@code ---}
+     * @param poolMore further fields of pool web's spec, indented by two
+     */
+    private static SpecSet spec(String imageVersion, String more, String poolMore) {
         String yaml = """
                 apiVersion: nightshift.dev/v1alpha1
                 kind: Cluster
@@ -73,7 +81,7 @@ class ReconcilerIT {
                   interval: 0s
                   labels: {team: web}
                   machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                """.formatted(imageVersion) + more;
+                """.formatted(imageVersion) + poolMore + more;
         LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.getBytes(StandardCharsets.UTF_8)));
         assertThat(loaded.errors()).isEmpty();
         return loaded.specs();
@@ -247,6 +255,70 @@ class ReconcilerIT {
 
         apiServerReady.set(true);
         await().atMost(Duration.ofSeconds(60)).until(() -> created(before));
+    }
+
+    /** Sets DiskPressure True on a node's status since 20 minutes ago: past the default healthTimeout of 10 minutes. */
+    private void diskPressureLongAgo(String node) {
+        String since = java.time.Instant.now().minus(Duration.ofMinutes(20)).toString();
+        client.nodes().withName(node).editStatus(n -> {
+            n.getStatus().getConditions().removeIf(c -> "DiskPressure".equals(c.getType()));
+            n.getStatus().getConditions().add(new io.fabric8.kubernetes.api.model.NodeConditionBuilder().withType("DiskPressure")
+                    .withStatus("True").withLastTransitionTime(since).build());
+            return n;
+        });
+    }
+
+    private boolean touched(String node) {
+        Node n = client.nodes().withName(node).get();
+        return n == null || Boolean.TRUE.equals(n.getSpec().getUnschedulable())
+                || n.getMetadata().getAnnotations().containsKey(NodeMarks.DRAIN_STARTED_AT)
+                || client.v1().events().inAnyNamespace().list().getItems().stream()
+                        .anyMatch(e -> node.equals(e.getInvolvedObject().getName()) && "NodeFailed".equals(e.getReason()));
+    }
+
+    @Test
+    void anApiServerThatIsNotReadyHoldsARepairUntilItIsReadyAgain() {
+        reconciler.offer(new SpecRevision("a", spec("1631.0.0"), java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
+        apiServerReady.set(false);
+        int before = reports.size();
+
+        diskPressureLongAgo("web-2");
+
+        // Three reconciles that wanted to start the repair, unless one of them started it.
+        await().atMost(Duration.ofSeconds(60)).until(() -> touched("web-2") || reports.stream().skip(before)
+                .filter(r -> r.plan() != null && r.plan().steps().stream().anyMatch(st -> st instanceof Step.Repair)).count() >= 3);
+        assertThat(touched("web-2")).as("the failed node cordoned, marked, deleted or evented while /readyz fails").isFalse();
+        assertThat(client.nodes().list().getItems()).as("no machine asked for").hasSize(3);
+
+        apiServerReady.set(true);
+        await().atMost(Duration.ofSeconds(60)).until(() -> client.nodes().withName("web-2").get() == null);
+    }
+
+    @Test
+    void aNodeTheClusterLabelsControlPlaneThatIsItselfUnreachableIsRepairedWhileTheOthersAreReady() {
+        // The seeded machines are seconds old: past a creationTimeout of 1s a node not Ready is judged by health.
+        reconciler.offer(new SpecRevision("a", spec("1631.0.0", "", "  machineControllerManager: {creationTimeout: 1s}\n"),
+                java.time.Instant.now()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
+        for (Node n : nodes()) {
+            client.nodes().withName(n.getMetadata().getName()).edit(e -> {
+                e.getMetadata().getLabels().put("node-role.kubernetes.io/control-plane", "");
+                return e;
+            });
+        }
+        String since = java.time.Instant.now().minus(Duration.ofMinutes(20)).toString();
+
+        client.nodes().withName("web-2").editStatus(n -> {
+            n.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+                    .forEach(c -> c.setStatus("Unknown"));
+            n.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+                    .forEach(c -> c.setLastTransitionTime(since));
+            return n;
+        });
+
+        // Its own Ready Unknown makes the control plane not Ready; that must not hold its own repair.
+        await().atMost(Duration.ofSeconds(60)).until(() -> client.nodes().withName("web-2").get() == null);
     }
 
     @Test

@@ -104,9 +104,17 @@ final class AgentHarness implements AutoCloseable {
         return kube.client().nodes().withLabel(NodeMarks.POOL, pool).list().getItems();
     }
 
-    /** Waits until the agent adopted the pool: every node stamped and its labels propagated (the adoption's last write). */
+    /**
+     * Waits until the agent adopted the pool: every node stamped and its labels propagated (the adoption's last write).
+     * Fails at once, naming the errors, when the harness's agent refused the pushed specs: a test's spec mistake (a
+     * duplicate key, limits a strategy does not allow) otherwise shows only as an adoption that never comes. (An agent
+     * run elsewhere, as a process, is not asked.)
+     */
     void awaitAdopted(String pool, int nodes) {
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+                .failFast("the agent refused the specs", () -> org.assertj.core.api.Assertions.assertThat(
+                        agent == null ? List.of() : agent.specErrors()).as("errors of the pushed specs").isEmpty())
+                .until(() -> {
             List<Node> current = nodes(pool);
             return current.size() == nodes && current.stream().noneMatch(n -> annotation(n, NodeMarks.ROLL_HASH).isEmpty()
                     || annotation(n, NodeMarks.MANAGED_LABELS).isEmpty());

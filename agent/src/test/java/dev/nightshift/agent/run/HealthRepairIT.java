@@ -21,13 +21,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 
 /**
  * Health-based repair against the embedded cluster, judged from the request log: a node with a
  * watched condition True for longer than healthTimeout is replaced while the maintenance window
- * is closed; with disableHealthTimeout it is only reported (in-place pools, where it defaults to
- * true, are covered by the planner's tests); a
- * pool whose nodes are mostly Unknown repairs nothing.
+ * is closed; with disableHealthTimeout, and in an in-place pool where it defaults to true, it is
+ * only reported; a pool whose nodes are mostly Unknown repairs nothing.
  */
 class HealthRepairIT {
 
@@ -42,6 +42,7 @@ class HealthRepairIT {
                 windows: [{schedule: "0 0 0 1 1 ? 2099", duration: 1h, timeZone: UTC}]
             """;
 
+    /** Limits maxSurge 1, maxUnavailable 0 unless {@code extra} sets its own (a key given twice is refused). */
     private static String pool(int size, String extra) {
         return """
                 apiVersion: nightshift.dev/v1alpha1
@@ -50,12 +51,10 @@ class HealthRepairIT {
                 spec:
                   minimum: %d
                   maximum: 10
-                  maxSurge: 1
-                  maxUnavailable: 0
-                  interval: 0s
+                %s  interval: 0s
                   machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
                 %s
-                """.formatted(size, extra.indent(2));
+                """.formatted(size, extra.contains("maxSurge:") ? "" : "  maxSurge: 1\n  maxUnavailable: 0\n", extra.indent(2));
     }
 
     /** Longer ago than the default healthTimeout of 10 minutes. */
@@ -156,8 +155,83 @@ class HealthRepairIT {
     }
 
     @Test
+    void anUnreachableFailedNodeIsNotHeldForDrainTimeoutByAPodItCannotConfirmGone() throws Exception {
+        // The seeded machines are seconds old: past a creationTimeout of 5s a node not Ready is judged by health.
+        start(3, "machineControllerManager: {creationTimeout: 5s}");
+        // Its finalizer keeps the evicted pod with a deletionTimestamp, as a kubelet that no longer reports does.
+        h.kube.client().pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("app-1")
+                .withFinalizers("example.com/hold").endMetadata()
+                .withNewSpec().withNodeName("web-2").addNewContainer().withName("app").withImage("app:1").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build()).create();
+
+        setCondition("web-2", "Ready", "Unknown", LONG_AGO);
+
+        // drainTimeout is 2 h: only the unreachable-node rule lets the machine go this soon.
+        await().atMost(Duration.ofSeconds(90)).until(() -> log().stream().anyMatch(r -> isNodeDelete(r)
+                && r.resourcePath().equals("/api/v1/nodes/web-2")));
+        assertThat(log()).as("the pod was asked to leave").anyMatch(r -> "POST".equals(r.method())
+                && r.resourcePath().equals("/api/v1/namespaces/default/pods/app-1/eviction") && r.succeeded());
+        assertThat(h.kube.client().pods().inNamespace("default").withName("app-1").get().getMetadata().getDeletionTimestamp())
+                .as("never confirmed gone").isNotNull();
+    }
+
+    @Test
+    void aFailedNodeIsNotTouchedWhileTheApiServersReadyzFailsAndIsRepairedOnceItRecovers() throws Exception {
+        start(3, "");
+        long createdBefore = nodesCreated();
+        h.kube.readyz(false);
+
+        setCondition("web-2", "DiskPressure", "True", LONG_AGO);
+
+        // Reported failed, unless a repair started at once.
+        await().atMost(Duration.ofSeconds(60)).until(() -> web2Touched() || poolStatus().path("failedNodes").size() == 1);
+        h.idleThroughReconciles("web-1", 3);
+        assertThat(web2Touched()).as("web-2 cordoned or deleted while /readyz fails").isFalse();
+        assertThat(log()).as("the agent asked the API server whether it is ready")
+                .anyMatch(r -> r.userAgent().equals(AgentHarness.AGENT) && r.resourcePath().equals("/readyz"));
+        assertThat(nodesCreated()).isEqualTo(createdBefore);
+
+        h.kube.readyz(true);
+
+        await().atMost(Duration.ofSeconds(90)).until(() -> log().stream().anyMatch(r -> isNodeDelete(r)
+                && r.resourcePath().equals("/api/v1/nodes/web-2")));
+    }
+
+    private boolean web2Touched() {
+        return log().stream().anyMatch(r -> r.resourcePath().equals("/api/v1/nodes/web-2") && (isNodeDelete(r) || SeenRequests.isCordon(r)));
+    }
+
+    @Test
+    void aDryRunReportsAFailedNodeButWritesNothing() throws Exception {
+        h = new AgentHarness(tmp, "e2e", "web", 3);
+        h.work.write("cluster.yaml", CLUSTER);
+        h.work.write("pools/web.yaml", pool(3, ""));
+        h.work.commitAndPush("initial");
+        setCondition("web-2", "DiskPressure", "True", LONG_AGO);
+        h.kube.clearRequests();
+
+        h.startAgent("e2e", true);
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> poolStatus().path("failedNodes").size() == 1
+                && poolStatus().path("failedNodes").get(0).path("node").asText().equals("web-2"));
+        h.idleThroughReconciles("web-1", 3);
+
+        assertThat(log()).as("a dry run writes nothing: no cordon, drain mark, eviction, Event or status record")
+                .filteredOn(r -> r.userAgent().equals(AgentHarness.AGENT)).noneMatch(RecordedRequest::isWrite);
+        assertThat(log()).as("nor asks the cloud for a machine or deletes one")
+                .noneMatch(r -> r.isWrite() && (r.resourcePath().equals("/api/v1/nodes") || isNodeDelete(r)));
+    }
+
+    @Test
     void withDisableHealthTimeoutAnUnhealthyNodeIsOnlyReported() throws Exception {
         start(3, "machineControllerManager: {disableHealthTimeout: true}");
+        onlyReported();
+    }
+
+    @Test
+    void inAnInPlacePoolAnUnhealthyNodeIsOnlyReportedByDefault() throws Exception {
+        // disableHealthTimeout is left out: the in-place strategies default it to true.
+        start(3, "updateStrategy: AutoInPlaceUpdate\nmaxSurge: 0\nmaxUnavailable: 1");
         onlyReported();
     }
 

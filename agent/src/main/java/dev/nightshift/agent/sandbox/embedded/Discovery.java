@@ -43,6 +43,8 @@ final class Discovery {
     private final Map<String, List<APIResource>> builtIn;
     private final Supplier<List<CustomResourceDefinition>> crds;
     private final ApiResponses responses;
+    /** Whether {@code /readyz} answers ok; a test turns it off to play an API server that is not ready. */
+    private final java.util.concurrent.atomic.AtomicBoolean ready = new java.util.concurrent.atomic.AtomicBoolean(true);
 
     /**
      * @param gitVersion    what {@code /version} reports, {@code vMAJOR.MINOR.PATCH} (a suffix such as {@code -gke.1} is kept)
@@ -63,13 +65,20 @@ final class Discovery {
         this.builtIn = builtInResources();
     }
 
+    /** {@code /readyz} answers ok, or 500 as an API server whose etcd check fails. */
+    void ready(boolean value) {
+        ready.set(value);
+    }
+
     /** The document at {@code path} (without query), or empty when {@code path} is not a discovery path. */
     Optional<MockResponse> respond(String path) {
         String p = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
         MockResponse fixed = switch (p) {
             case "/" -> responses.json(200, new RootPathsBuilder().withPaths(rootPaths()).build());
             case "/version" -> responses.json(200, version());
-            case "/healthz", "/livez", "/readyz" -> responses.text(200, "ok");
+            case "/healthz", "/livez" -> responses.text(200, "ok");
+            case "/readyz" -> ready.get() ? responses.text(200, "ok")
+                    : responses.text(500, "[-]etcd failed: reason withheld\nreadyz check failed\n");
             case "/api" -> responses.json(200, new APIVersionsBuilder().withVersions("v1")
                     .addNewServerAddressByClientCIDR("0.0.0.0/0", serverAddress.get()).build());
             case "/api/v1" -> resourceList("v1", builtIn.get("v1"));

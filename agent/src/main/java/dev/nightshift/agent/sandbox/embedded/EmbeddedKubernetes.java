@@ -57,6 +57,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     private final KubernetesMockServer server;
     private final EvictionHandler evictions;
     private final EmbeddedDispatcher dispatcher;
+    private final Discovery discovery;
     private final RequestLog requests;
     private final String gitVersion;
     private final String url;
@@ -64,8 +65,9 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     private final KubernetesClient client;
 
     private EmbeddedKubernetes(KubernetesMockServer server, EvictionHandler evictions, EmbeddedDispatcher dispatcher,
-            RequestLog requests, String gitVersion, int port) {
+            Discovery discovery, RequestLog requests, String gitVersion, int port) {
         this.server = server;
+        this.discovery = discovery;
         this.evictions = evictions;
         this.dispatcher = dispatcher;
         this.requests = requests;
@@ -107,7 +109,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), web, new HashMap<>(), dispatcher, false);
         try {
             server.start(loopback(), port);
-            return new EmbeddedKubernetes(server, evictions, dispatcher, requests, gitVersion, server.getPort());
+            return new EmbeddedKubernetes(server, evictions, dispatcher, discovery, requests, gitVersion, server.getPort());
         } catch (RuntimeException e) {
             try {
                 server.shutdown();
@@ -226,6 +228,14 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      */
     public void throttleEvictions(int count) {
         evictions.throttle(count);
+    }
+
+    /**
+     * With {@code false}, {@code /readyz} answers 500 (its etcd check failing) until called with {@code true}: an API
+     * server that answers but reports itself not ready. Everything else is served as before.
+     */
+    public void readyz(boolean ready) {
+        discovery.ready(ready);
     }
 
     /**

@@ -189,6 +189,16 @@ class EmbeddedKubernetesIT {
     }
 
     @Test
+    void readyzFailsWhileToldToAndAnswersOkAgainAfterwards() throws Exception {
+        cluster.readyz(false);
+        assertThat(Fixtures.get(cluster, "/readyz").statusCode()).isEqualTo(500);
+        assertThat(Fixtures.get(cluster, "/healthz").statusCode()).as("only readiness fails").isEqualTo(200);
+
+        cluster.readyz(true);
+        assertThat(Fixtures.get(cluster, "/readyz").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void anUnknownGroupVersionIsNotFound() throws Exception {
         assertThat(Fixtures.get(cluster, "/apis/example.com/v1").statusCode()).isEqualTo(404);
         assertThat(Fixtures.get(cluster, "/openapi/v2").statusCode()).isEqualTo(404);

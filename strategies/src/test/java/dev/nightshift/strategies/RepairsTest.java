@@ -454,7 +454,7 @@ class RepairsTest {
 
         Plan then = planner.plan(quick, new ObservedCluster(nodes, true, MaintenanceState.CLOSED, Map.of()),
                 created.plus(Duration.ofMinutes(10)));
-        assertThat(then.pools().get("web").failedNodes()).extracting(NodeHealth::node).containsExactly("web-3");
+        assertThat(then.report("web").failedNodes()).extracting(NodeHealth::node).containsExactly("web-3");
     }
 
     @Test

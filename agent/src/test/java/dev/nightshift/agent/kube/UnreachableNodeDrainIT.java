@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.nightshift.agent.kube.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.spec.hash.StampedHash;

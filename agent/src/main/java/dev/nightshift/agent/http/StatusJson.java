@@ -30,7 +30,9 @@ public final class StatusJson {
     }
 
     /**
-     * @param revision   the commit acted on
+     * @param revision   the commit accepted; shown until a reconcile reports, then the report's own
+     *                   commit, which is the one its pools were planned for (a commit accepted in the
+     *                   reconcile still running must not be shown beside the pools of the one before)
      * @param latest     the newest commit seen, which may be invalid
      * @param specErrors the errors of the newest commit, empty when it is valid
      */
@@ -42,7 +44,8 @@ public final class StatusJson {
         election.put("leading", leadership.leading());
         election.put("identity", leadership.identity());
         election.put("leader", leadership.leader().orElse(leadership.leading() ? leadership.identity() : null));
-        root.put("revision", revision.orElse(null));
+        root.put("revision", report.filter(r -> r.plan() != null).map(ReconcileReport::revision).filter(r -> !r.isEmpty())
+                .or(() -> revision).orElse(null));
         root.put("latestCommit", latest.orElse(null));
         root.put("specValid", specErrors.isEmpty());
         ArrayNode errors = root.putArray("specErrors");

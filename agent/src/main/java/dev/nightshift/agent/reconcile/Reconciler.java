@@ -31,6 +31,7 @@ import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.CommitAcceptance;
 import dev.nightshift.spec.diff.InPlaceHistory;
+import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.spec.load.CanonicalYaml;
 import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.model.ClusterSpec;
@@ -122,6 +123,8 @@ public final class Reconciler implements AutoCloseable {
     private NodeUpdateTracker tracker = new NodeUpdateTracker();
     private List<String> rejected = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
+    /** Each pool's target and the spec it was last fully current at: why its nodes change. */
+    private final PoolTargets targets = new PoolTargets();
 
     /**
      * @param apiServerReady asked once per reconcile that validates a pool or starts a repair: the API
@@ -244,6 +247,7 @@ public final class Reconciler implements AutoCloseable {
         KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(desired, observed, now), desired,
                 settings.apiServerVersion());
         Plan plan = guarded.plan();
+        targets.observed(plan.reports(), acceptedRecords, acting.pools());
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
@@ -299,7 +303,7 @@ public final class Reconciler implements AutoCloseable {
                 + " maintenance windows (exclusions still apply)"));
         return Optional.of(new ReconcileReport(now, acting.commit(), window, plan, outcomes, rejected, notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
-                Optional.empty()));
+                Optional.empty(), targets.targets()));
     }
 
     /**
@@ -343,12 +347,14 @@ public final class Reconciler implements AutoCloseable {
         Map<String, ResolvedPool> pools = new TreeMap<>();
         Map<String, PoolStatusRecords.Accepted> read = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
+        targets.clear();
         for (ConfigMap map : client.configMaps().inNamespace(settings.namespace()).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
             Optional<PoolStatusRecords.Accepted> accepted = PoolStatusRecords.accepted(map);
             if (accepted.isEmpty()) {
                 continue;
             }
             String pool = map.getMetadata().getLabels().get(PoolStatusRecords.LABEL);
+            targets.read(pool, PoolStatusRecords.why(map));
             LoadResult loaded = CanonicalYaml.read(accepted.get().cluster(), accepted.get().pool());
             if (!loaded.valid() || loaded.specs().pools().size() != 1 || !loaded.specs().pools().get(0).name().equals(pool)) {
                 unreadable.add(pool + ": the spec it accepted, kept in ConfigMap " + settings.namespace() + "/" + map.getMetadata().getName()
@@ -418,12 +424,18 @@ public final class Reconciler implements AutoCloseable {
             return;
         }
         rejected = List.of();
+        Map<String, PoolTarget> newTargets = targets.accept(candidate.commit(), byName, acting == null ? Map.of() : acting.pools(),
+                Map.copyOf(acceptedRecords), acting == null ? InPlaceHistory.NONE : history(), settings.cluster());
         acting = new Acting(candidate.commit(), cluster.get(), byName);
         String clusterText = CanonicalYaml.cluster(cluster.get());
         acceptedRecords.clear();
         byName.forEach((name, p) -> acceptedRecords.put(name,
                 new PoolStatusRecords.Accepted(candidate.commit(), clusterText, CanonicalYaml.pool(p.pool()))));
-        LOG.info("acting on commit {}", candidate.commit());
+        if (newTargets.isEmpty()) {
+            LOG.info("acting on commit {}; no pool's target changes", candidate.commit());
+        } else {
+            LOG.info("acting on commit {}; new target for {}", candidate.commit(), PoolTargets.describe(newTargets));
+        }
     }
 
     /** In-place updates still in flight or failed, and the force tokens already spent, per pool. */
@@ -458,7 +470,8 @@ public final class Reconciler implements AutoCloseable {
                 tokens.add(token);
                 s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
             }
-            Map<String, String> data = PoolStatusRecords.data(s, Optional.ofNullable(acceptedRecords.get(pool)));
+            Map<String, String> data = PoolStatusRecords.data(s, Optional.ofNullable(acceptedRecords.get(pool)),
+                    acceptedRecords.containsKey(pool) ? targets.why(pool) : PoolStatusRecords.Why.NONE);
             Optional<ConfigMap> existing = observer.statusRecord(settings.namespace(), pool);
             if (existing.isPresent() && data.equals(existing.get().getData())) {
                 continue;

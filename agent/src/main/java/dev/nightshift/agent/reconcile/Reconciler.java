@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
@@ -125,6 +126,7 @@ public final class Reconciler implements AutoCloseable {
     private final Map<String, String> tokensToRecord = new HashMap<>();
     /** Each pool's target and the spec it was last fully current at: why its nodes change. */
     private final PoolTargets targets = new PoolTargets();
+    private final WhyEvents whyEvents;
 
     /**
      * @param apiServerReady asked once per reconcile that validates a pool or starts a repair: the API
@@ -132,6 +134,15 @@ public final class Reconciler implements AutoCloseable {
      */
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports) {
+        this(settings, client, observer, executor, apiServerReady, planner, clock, reports,
+                new EventRecorder(client, clock, EventRecorder.COMPONENT));
+    }
+
+    /** @param events records on each disrupted node why it is disrupted */
+    public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
+                      BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
+                      EventRecorder events) {
+        this.whyEvents = new WhyEvents(events);
         // On close, pending timers are dropped; only a reconcile already running finishes.
         loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.settings = settings;
@@ -289,6 +300,8 @@ public final class Reconciler implements AutoCloseable {
                 executor.execute(step).ifPresent(o -> {
                     outcomes.add(o);
                     LOG.info("{}", o.summary());
+                    whyEvents.executed(step, Optional.ofNullable(targets.targets().get(step.pool())), observed.nodesOf(step.pool())
+                            .stream().anyMatch(n -> n.name().equals(step.target()) && byName.get(step.pool()).outdated(n)));
                 });
                 executed.add(step);
             }

@@ -4,8 +4,10 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -18,7 +20,9 @@ import dev.nightshift.agent.run.Agent;
 import dev.nightshift.agent.window.MaintenanceCalendar;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.spec.model.ClusterSpec;
+import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
@@ -26,9 +30,6 @@ import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.plan.Plan;
-import dev.nightshift.strategies.plan.PoolPlan;
-import dev.nightshift.strategies.plan.PoolReport;
-import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,8 +38,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code nightshift plan}: for a spec and the live cluster, what the agent would do now, as a table
- * (pool, strategy, action, nodes, next window, reasons). Reads only; changes nothing.
+ * {@code nightshift plan}: for a spec and the live cluster, what the agent would do now, per pool:
+ * strategy, phase, nodes, next window, the target's reasons, the next steps by node and what blocks
+ * them ({@link PlanView}), as a table or as JSON. Reads only; changes nothing.
  */
 @Command(name = "plan", mixinStandardHelpOptions = true,
         description = "Show, for a spec and the live cluster, what the agent would do now. Changes nothing.")
@@ -55,6 +57,9 @@ public final class PlanCommand implements Callable<Integer> {
 
     @Option(names = "--cluster", paramLabel = "NAME", description = "Needed only when the spec holds several clusters.")
     private String cluster;
+
+    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE}).")
+    private OutputFormat output;
 
     /** The plan command sees nodes only: machines that never registered are the provider's to report. */
     private static final MachineProvider NODES_ONLY = new MachineProvider() {
@@ -111,40 +116,16 @@ public final class PlanCommand implements Callable<Integer> {
             ObservedCluster observed = observer.observe(
                     new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools);
             Plan plan = new RolloutPlanner().plan(desired, observed, now);
-            print(spec.commandLine().getOut(), desired, plan, window);
+            Map<String, Optional<PoolTarget>> targets = new HashMap<>();
+            for (ResolvedPool p : loaded.get().resolvedPools(c.name())) {
+                targets.put(p.name(), PlanView.target(observer.statusRecord(Agent.NAMESPACE, p.name()), p));
+            }
+            List<PlanView.PoolRow> rows = desired.pools().stream().map(p -> PlanView.row(p, plan.pool(p.name()).orElseThrow(), window,
+                    targets.getOrDefault(p.name(), Optional.empty()))).toList();
+            PrintWriter out = spec.commandLine().getOut();
+            out.println(output == OutputFormat.json ? PlanView.json(c.name(), window, rows) : PlanView.text(rows));
+            out.flush();
         }
         return 0;
-    }
-
-    private static void print(PrintWriter out, DesiredCluster desired, Plan plan, WindowState window) {
-        String row = "%-12s %-20s %-22s %-22s %-26s %s%n";
-        out.printf(row, "POOL", "STRATEGY", "ACTION", "NODES (cur/out/upd)", "NEXT WINDOW", "REASONS");
-        String next = window.alwaysOpen() ? "always open" : window.open() ? "open now"
-                : window.next().map(w -> w.open().toString()).orElse("none");
-        for (DesiredPool pool : desired.pools()) {
-            PoolPlan p = plan.pool(pool.name()).orElseThrow();
-            PoolReport r = p.report();
-            out.printf(row, pool.name(), pool.spec().pool().updateStrategy(), r.phase(),
-                    r.current() + "/" + r.outdated() + "/" + r.updating(), next, reasons(r, p.steps()));
-        }
-        out.flush();
-    }
-
-    private static String reasons(PoolReport r, List<Step> steps) {
-        StringBuilder b = new StringBuilder();
-        if (!r.adopted().isEmpty()) {
-            b.append("adopt ").append(r.adopted().size()).append(" unstamped node(s); ");
-        }
-        if (!steps.isEmpty()) {
-            b.append("next: ").append(steps.stream().map(s -> s.getClass().getSimpleName() + " " + s.target()).limit(4)
-                    .collect(Collectors.joining(", "))).append(steps.size() > 4 ? ", …" : "").append("; ");
-        }
-        r.blockedDrains().forEach(d -> b.append("drain of ").append(d.node()).append(" blocked by ")
-                .append(d.eviction().disruptionBudget()).append("; "));
-        if (!r.progressing()) {
-            b.append(r.progressReason()).append("; ");
-        }
-        String text = b.toString();
-        return text.isEmpty() ? "-" : text.substring(0, text.length() - 2);
     }
 }

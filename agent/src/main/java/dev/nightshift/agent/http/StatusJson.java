@@ -10,8 +10,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.nightshift.agent.kube.PoolTargetJson;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.strategies.plan.PendingAction;
 import dev.nightshift.strategies.plan.PoolPhase;
@@ -61,7 +63,8 @@ public final class StatusJson {
                 .orElse(Map.of()).values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList();
         inPlacePending(root.putObject("inPlaceUpdatesPending"), byName);
         ArrayNode pools = root.putArray("pools");
-        byName.forEach(p -> pool(pools.addObject(), p, report.get().overdue().getOrDefault(p.pool(), 0)));
+        byName.forEach(p -> pool(pools.addObject(), p, report.get().overdue().getOrDefault(p.pool(), 0),
+                Optional.ofNullable(report.get().targets().get(p.pool()))));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
         return root.toPrettyString();
@@ -106,7 +109,7 @@ public final class StatusJson {
         }
     }
 
-    private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow) {
+    private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow, Optional<PoolTarget> target) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
         o.put("pendingAction", p.pendingAction().name());
@@ -137,5 +140,7 @@ public final class StatusJson {
             d.put("podDisruptionBudget", b.eviction().disruptionBudget());
             d.put("attempts", b.eviction().attempts());
         }
+        // Why the pool's nodes change (kept, once carried out, until the next target): null before any commit was accepted.
+        target.ifPresentOrElse(t -> PoolTargetJson.put(o.putObject("target"), t), () -> o.putNull("target"));
     }
 }

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
+import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.strategies.model.PoolStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -17,17 +18,33 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
  * The per-pool status record, kept as a ConfigMap {@code nightshift-pool-<pool>} in the agent's
  * namespace: everything the planner's counters and deadlines need across restarts, the spec the
  * pool last accepted (so that a refused commit stays refused after a restart or a failover), and
- * the {@code nightshift.dev/paused} annotation through which a rollout is paused without a commit.
+ * the pool's target with the spec it was last fully current at (so that a new leader still says why
+ * nodes are replaced), and the {@code nightshift.dev/paused} annotation through which a rollout is paused without a commit.
  */
 public final class PoolStatusRecords {
 
     public static final String LABEL = NodeMarks.PREFIX + "pool-status";
     public static final String PAUSED = NodeMarks.PREFIX + "paused";
 
-    /** The data keys of the accepted spec; a later per-pool {@code target} goes beside them. */
+    /** The data keys of the accepted spec. */
     public static final String ACCEPTED_COMMIT = "acceptedCommit";
     public static final String ACCEPTED_CLUSTER = "acceptedCluster";
     public static final String ACCEPTED_POOL = "acceptedPool";
+
+    /** The pool's target as JSON ({@link PoolTargetJson}): what its nodes are brought to, from which commit, and why. */
+    public static final String TARGET = "target";
+    /** The data keys of the spec at which the pool was last fully current, from which the target's reasons are taken. */
+    public static final String FULLY_CURRENT_COMMIT = "fullyCurrentCommit";
+    public static final String FULLY_CURRENT_CLUSTER = "fullyCurrentCluster";
+    public static final String FULLY_CURRENT_POOL = "fullyCurrentPool";
+
+    /**
+     * Why the pool's nodes are changed: its target, and the spec at which the pool was last fully
+     * current (canonical texts, as {@link Accepted}), which the next target's reasons start from.
+     */
+    public record Why(Optional<PoolTarget> target, Optional<Accepted> fullyCurrent) {
+        public static final Why NONE = new Why(Optional.empty(), Optional.empty());
+    }
 
     /**
      * The spec a pool last accepted: the commit, and the Cluster and WorkerPool documents in their
@@ -47,6 +64,14 @@ public final class PoolStatusRecords {
         }
         return Optional.of(new Accepted(d.getOrDefault(ACCEPTED_COMMIT, ""), d.getOrDefault(ACCEPTED_CLUSTER, ""),
                 d.getOrDefault(ACCEPTED_POOL, "")));
+    }
+
+    /** The target and the last fully-current spec the record holds; each empty when it holds none. */
+    public static Why why(ConfigMap map) {
+        Map<String, String> d = map.getData() == null ? Map.of() : map.getData();
+        Optional<Accepted> current = d.containsKey(FULLY_CURRENT_POOL) ? Optional.of(new Accepted(d.getOrDefault(FULLY_CURRENT_COMMIT, ""),
+                d.getOrDefault(FULLY_CURRENT_CLUSTER, ""), d.get(FULLY_CURRENT_POOL))) : Optional.empty();
+        return new Why(PoolTargetJson.read(d.get(TARGET)), current);
     }
 
     public static String name(String pool) {
@@ -73,6 +98,18 @@ public final class PoolStatusRecords {
             d.put(ACCEPTED_COMMIT, a.commit());
             d.put(ACCEPTED_CLUSTER, a.cluster());
             d.put(ACCEPTED_POOL, a.pool());
+        });
+        return d;
+    }
+
+    /** The record's data for a status, the spec the pool accepted, its target and the spec it was last fully current at. */
+    public static Map<String, String> data(PoolStatus status, Optional<Accepted> accepted, Why why) {
+        Map<String, String> d = data(status, accepted);
+        why.target().ifPresent(t -> d.put(TARGET, PoolTargetJson.write(t)));
+        why.fullyCurrent().ifPresent(a -> {
+            d.put(FULLY_CURRENT_COMMIT, a.commit());
+            d.put(FULLY_CURRENT_CLUSTER, a.cluster());
+            d.put(FULLY_CURRENT_POOL, a.pool());
         });
         return d;
     }

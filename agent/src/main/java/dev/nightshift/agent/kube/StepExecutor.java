@@ -25,7 +25,6 @@ import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.EvictionBackoff;
 import dev.nightshift.strategies.plan.Step;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -60,8 +59,15 @@ public final class StepExecutor {
     private final ClusterObserver observer;
     private final MachineProvider provider;
     private final Clock clock;
+    private final EventRecorder events;
 
     public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider provider, Clock clock) {
+        this(client, evictor, observer, provider, clock, new EventRecorder(client, clock, EventRecorder.COMPONENT));
+    }
+
+    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider provider, Clock clock,
+                        EventRecorder events) {
+        this.events = events;
         this.client = client;
         this.patcher = new NodePatcher(client);
         this.evictor = evictor;
@@ -166,7 +172,7 @@ public final class StepExecutor {
             return Optional.empty();
         }
         if (annotation(cached.get(), NodeMarks.DRAIN_STARTED_AT) == null) {
-            event(node, "NodeFailed", "Node " + node + " of pool " + r.pool() + " has been unhealthy (" + r.condition()
+            events.node(node, EventRecorder.Reason.NodeFailed, "Node " + node + " of pool " + r.pool() + " has been unhealthy (" + r.condition()
                     + ") since " + r.since() + ", longer than its healthTimeout: draining it and replacing its machine");
         }
         patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
@@ -361,10 +367,9 @@ public final class StepExecutor {
         blockedBy.forEach((pod, budget) -> {
             int count = counts.get().getOrDefault(pod, 1);
             blocked.add(pod + " (budget " + budget + ", attempt " + count + ")");
-            if (count == 1 || count % 10 == 0) {
-                event(node, "EvictionBlocked", "Draining " + node + ": eviction of pod " + namespaces.get(pod)
-                        + "/" + pod + " refused by PodDisruptionBudget " + budget + " (attempt " + count + ")");
-            }
+            // One Event per pod and budget, counted: its count is the number of refusals.
+            events.node(node, EventRecorder.Reason.EvictionBlocked, "Draining " + node + ": eviction of pod " + namespaces.get(pod)
+                    + "/" + pod + " refused by PodDisruptionBudget " + budget);
         });
         return Optional.of(new Outcome(step, "draining " + node + ": " + evictedPods.size() + " pod(s) evicted"
                 + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evictedPods.size(), blocked.size(), failed)));
@@ -378,20 +383,6 @@ public final class StepExecutor {
             return JSON.readValue(json, new TypeReference<HashMap<String, Map<String, Object>>>() { });
         } catch (Exception e) {
             return new HashMap<>();
-        }
-    }
-
-    private void event(String node, String reason, String message) {
-        Instant now = clock.instant();
-        try {
-            client.v1().events().inNamespace("default").resource(new EventBuilder()
-                    .withNewMetadata().withName(node + "." + Long.toHexString(now.toEpochMilli()) + Integer.toHexString(message.hashCode())).withNamespace("default").endMetadata()
-                    .withNewInvolvedObject().withKind("Node").withName(node).withApiVersion("v1").endInvolvedObject()
-                    .withReason(reason).withMessage(message).withType("Warning")
-                    .withFirstTimestamp(now.toString()).withLastTimestamp(now.toString())
-                    .withNewSource().withComponent("nightshift").endSource().build()).create();
-        } catch (RuntimeException e) {
-            LOG.warn("cannot record event {} on {}: {}", reason, node, e.getMessage());
         }
     }
 }

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.strategies.plan.Plan;
 
 /**
@@ -20,11 +21,12 @@ import dev.nightshift.strategies.plan.Plan;
  * @param updates  node updates that finished in this reconcile
  * @param drains   drains that finished in this reconcile
  * @param took     how long the reconcile ran
+ * @param targets  each pool's target: what its nodes are brought to, from which commit, and why
  */
 public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
                               List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
                               Map<String, Integer> overdue, List<NodeUpdate> updates, List<FinishedDrain> drains,
-                              Duration took, Optional<String> error) {
+                              Duration took, Optional<String> error, Map<String, PoolTarget> targets) {
 
     public ReconcileReport {
         outcomes = List.copyOf(outcomes);
@@ -33,6 +35,14 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
         overdue = Map.copyOf(overdue);
         updates = List.copyOf(updates);
         drains = List.copyOf(drains);
+        targets = Map.copyOf(targets);
+    }
+
+    /** A report without targets. */
+    public ReconcileReport(Instant at, String revision, WindowState window, Plan plan, List<StepExecutor.Outcome> outcomes,
+                           List<String> rejected, List<String> notices, Map<String, Integer> overdue, List<NodeUpdate> updates,
+                           List<FinishedDrain> drains, Duration took, Optional<String> error) {
+        this(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error, Map.of());
     }
 
     /** A reconcile that failed before it could plan. */

@@ -25,12 +25,14 @@ import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.CommitAcceptance;
 import dev.nightshift.spec.diff.InPlaceHistory;
+import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.spec.load.CanonicalYaml;
 import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.model.ClusterSpec;
@@ -122,6 +124,9 @@ public final class Reconciler implements AutoCloseable {
     private NodeUpdateTracker tracker = new NodeUpdateTracker();
     private List<String> rejected = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
+    /** Each pool's target and the spec it was last fully current at: why its nodes change. */
+    private final PoolTargets targets = new PoolTargets();
+    private final WhyEvents whyEvents;
 
     /**
      * @param apiServerReady asked once per reconcile that validates a pool or starts a repair: the API
@@ -129,6 +134,15 @@ public final class Reconciler implements AutoCloseable {
      */
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports) {
+        this(settings, client, observer, executor, apiServerReady, planner, clock, reports,
+                new EventRecorder(client, clock, EventRecorder.COMPONENT));
+    }
+
+    /** @param events records on each disrupted node why it is disrupted */
+    public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
+                      BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
+                      EventRecorder events) {
+        this.whyEvents = new WhyEvents(events);
         // On close, pending timers are dropped; only a reconcile already running finishes.
         loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.settings = settings;
@@ -244,6 +258,7 @@ public final class Reconciler implements AutoCloseable {
         KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(desired, observed, now), desired,
                 settings.apiServerVersion());
         Plan plan = guarded.plan();
+        targets.observed(plan.reports(), acceptedRecords, acting.pools());
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
@@ -285,6 +300,8 @@ public final class Reconciler implements AutoCloseable {
                 executor.execute(step).ifPresent(o -> {
                     outcomes.add(o);
                     LOG.info("{}", o.summary());
+                    whyEvents.executed(step, Optional.ofNullable(targets.targets().get(step.pool())), observed.nodesOf(step.pool())
+                            .stream().anyMatch(n -> n.name().equals(step.target()) && byName.get(step.pool()).outdated(n)));
                 });
                 executed.add(step);
             }
@@ -299,7 +316,7 @@ public final class Reconciler implements AutoCloseable {
                 + " maintenance windows (exclusions still apply)"));
         return Optional.of(new ReconcileReport(now, acting.commit(), window, plan, outcomes, rejected, notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
-                Optional.empty()));
+                Optional.empty(), targets.targets()));
     }
 
     /**
@@ -343,12 +360,14 @@ public final class Reconciler implements AutoCloseable {
         Map<String, ResolvedPool> pools = new TreeMap<>();
         Map<String, PoolStatusRecords.Accepted> read = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
+        targets.clear();
         for (ConfigMap map : client.configMaps().inNamespace(settings.namespace()).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
             Optional<PoolStatusRecords.Accepted> accepted = PoolStatusRecords.accepted(map);
             if (accepted.isEmpty()) {
                 continue;
             }
             String pool = map.getMetadata().getLabels().get(PoolStatusRecords.LABEL);
+            targets.read(pool, PoolStatusRecords.why(map));
             LoadResult loaded = CanonicalYaml.read(accepted.get().cluster(), accepted.get().pool());
             if (!loaded.valid() || loaded.specs().pools().size() != 1 || !loaded.specs().pools().get(0).name().equals(pool)) {
                 unreadable.add(pool + ": the spec it accepted, kept in ConfigMap " + settings.namespace() + "/" + map.getMetadata().getName()
@@ -418,12 +437,18 @@ public final class Reconciler implements AutoCloseable {
             return;
         }
         rejected = List.of();
+        Map<String, PoolTarget> newTargets = targets.accept(candidate.commit(), byName, acting == null ? Map.of() : acting.pools(),
+                Map.copyOf(acceptedRecords), acting == null ? InPlaceHistory.NONE : history(), settings.cluster());
         acting = new Acting(candidate.commit(), cluster.get(), byName);
         String clusterText = CanonicalYaml.cluster(cluster.get());
         acceptedRecords.clear();
         byName.forEach((name, p) -> acceptedRecords.put(name,
                 new PoolStatusRecords.Accepted(candidate.commit(), clusterText, CanonicalYaml.pool(p.pool()))));
-        LOG.info("acting on commit {}", candidate.commit());
+        if (newTargets.isEmpty()) {
+            LOG.info("acting on commit {}; no pool's target changes", candidate.commit());
+        } else {
+            LOG.info("acting on commit {}; new target for {}", candidate.commit(), PoolTargets.describe(newTargets));
+        }
     }
 
     /** In-place updates still in flight or failed, and the force tokens already spent, per pool. */
@@ -458,7 +483,8 @@ public final class Reconciler implements AutoCloseable {
                 tokens.add(token);
                 s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
             }
-            Map<String, String> data = PoolStatusRecords.data(s, Optional.ofNullable(acceptedRecords.get(pool)));
+            Map<String, String> data = PoolStatusRecords.data(s, Optional.ofNullable(acceptedRecords.get(pool)),
+                    acceptedRecords.containsKey(pool) ? targets.why(pool) : PoolStatusRecords.Why.NONE);
             Optional<ConfigMap> existing = observer.statusRecord(settings.namespace(), pool);
             if (existing.isPresent() && data.equals(existing.get().getData())) {
                 continue;

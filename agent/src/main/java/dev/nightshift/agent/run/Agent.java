@@ -38,6 +38,7 @@ import dev.nightshift.agent.http.TextHandler;
 import dev.nightshift.agent.http.WebhookVerifier;
 import dev.nightshift.agent.kube.ApiServerProbe;
 import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.NonRetryingClient;
 import dev.nightshift.agent.kube.StepExecutor;
@@ -53,12 +54,10 @@ import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.Maintenance;
 import dev.nightshift.strategies.RolloutPlanner;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
@@ -90,6 +89,7 @@ public final class Agent implements AutoCloseable {
     private Evictor evictor;
     private ApiServerProbe apiServerProbe;
     private Reconciler reconciler;
+    private EventRecorder events;
     private AgentScheduler scheduler;
     private AgentHttpServer http;
     private final AtomicReference<String> currentLeader = new AtomicReference<>();
@@ -125,10 +125,11 @@ public final class Agent implements AutoCloseable {
         observer.start();
         evictor = new Evictor(client.getConfiguration(), List.of(apiErrors));
         apiServerProbe = new ApiServerProbe(client.getConfiguration(), List.of(apiErrors));
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, clock);
+        events = new EventRecorder(client, clock, config.leaderElection().identity());
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, clock, events);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
-                observer, executor, apiServerProbe, new RolloutPlanner(), clock, this::onReport);
+                observer, executor, apiServerProbe, new RolloutPlanner(), clock, this::onReport, events);
         // Alone, it acts from its first reconcile on, and its reports feed the pool series.
         metrics.leading(!config.leaderElection().enabled());
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
@@ -257,20 +258,10 @@ public final class Agent implements AutoCloseable {
         if (config.dryRun()) {
             return;
         }
-        Instant now = clock.instant();
         String message = "commit " + commit + " is not applied; the last good spec stays in force: "
                 + String.join("; ", errors.stream().limit(5).map(SpecError::toString).toList())
                 + (errors.size() > 5 ? " (and " + (errors.size() - 5) + " more)" : "");
-        try {
-            client.v1().events().inNamespace(NAMESPACE).resource(new EventBuilder()
-                    .withNewMetadata().withName("nightshift-invalid-spec." + commit.substring(0, 12)).withNamespace(NAMESPACE).endMetadata()
-                    .withNewInvolvedObject().withKind("Namespace").withName(NAMESPACE).withApiVersion("v1").endInvolvedObject()
-                    .withReason("InvalidSpec").withType("Warning").withMessage(message)
-                    .withFirstTimestamp(now.toString()).withLastTimestamp(now.toString())
-                    .withNewSource().withComponent("nightshift").endSource().build()).createOr(NonDeletingOperation::update);
-        } catch (RuntimeException e) {
-            LOG.warn("cannot record the invalid-spec event: {}", e.getMessage());
-        }
+        events.record(NAMESPACE, EventRecorder.Regarding.namespace(NAMESPACE), EventRecorder.Reason.InvalidSpec, message);
     }
 
     private void wakeAtWindows(SpecRevision revision) {

@@ -157,4 +157,82 @@ class PlanCommandIT {
         out.toString().lines().skip(1).forEach(line -> rows.put(line.split("\\s+")[0], line));
         return rows;
     }
+
+    /**
+     * The pool's record as an agent left it: web accepted (and was fully current at) image 1631.0.0;
+     * the spec given to plan asks for 1632.0.0.
+     */
+    private Path bumpedSpecWithRecord(EmbeddedKubernetes kube) throws java.io.IOException {
+        Path specs = spec();
+        dev.nightshift.spec.model.SpecSet accepted = new SpecLoader().load(specs).specs();
+        String cluster = dev.nightshift.spec.load.CanonicalYaml.cluster(accepted.cluster("real").orElseThrow());
+        String web = dev.nightshift.spec.load.CanonicalYaml.pool(accepted.pools().stream().filter(p -> p.name().equals("web"))
+                .findFirst().orElseThrow());
+        Map<String, String> data = new java.util.LinkedHashMap<>(dev.nightshift.agent.kube.PoolStatusRecords.data(
+                dev.nightshift.strategies.model.PoolStatus.NEW));
+        data.putAll(Map.of("acceptedCommit", "a".repeat(40), "acceptedCluster", cluster, "acceptedPool", web,
+                "fullyCurrentCommit", "a".repeat(40), "fullyCurrentCluster", cluster, "fullyCurrentPool", web));
+        kube.client().configMaps().inNamespace(dev.nightshift.agent.run.Agent.NAMESPACE).resource(
+                dev.nightshift.agent.kube.PoolStatusRecords.create(dev.nightshift.agent.run.Agent.NAMESPACE, "web", data)).create();
+        node(kube, "ip-10-0-1-5.eu-west-1.compute.internal", "web", current(specs, "web"));
+        node(kube, "ip-10-0-1-6.eu-west-1.compute.internal", "web", current(specs, "web"));
+        java.nio.file.Files.writeString(specs.resolve("pools/web.yaml"), pool("web").replace("1631.0.0", "1632.0.0"));
+        java.nio.file.Files.writeString(specs.resolve("cluster.yaml"), SPEC_CLUSTER.replace("- {version: 1631.0.0}",
+                "- {version: 1631.0.0}\n    - {version: 1632.0.0}"));
+        return specs;
+    }
+
+    private String run(EmbeddedKubernetes kube, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(args));
+        all.addAll(java.util.List.of("--kubeconfig", kube.writeKubeconfig(tmp.resolve("kubeconfig")).toString()));
+        int code = cli.execute(all.toArray(String[]::new));
+        assertThat(code).as("plan's exit code; it printed: %s %s", out, err).isZero();
+        return out.toString();
+    }
+
+    @Test
+    void underEachPoolTheTargetsReasonsTheNextStepsByNodeAndWhatBlocksThem() throws Exception {
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            Path specs = bumpedSpecWithRecord(kube);
+            kube.clearRequests();
+
+            String text = run(kube, "plan", "--spec", specs.toString());
+
+            assertThat(text).contains("NODES (cur/out/upd/fail)").containsPattern("web\\s+AutoRollingUpdate\\s+\\S+\\s+0/2/0/0")
+                    .contains("    why:      ROLL (this spec): spec.machine.image.version 1631.0.0 → 1632.0.0")
+                    .containsPattern("    next:     ip-10-0-1-5.eu-west-1.compute.internal: \\S+");
+            assertThat(kube.requests()).noneMatch(r -> r.isWrite());
+        }
+    }
+
+    @Test
+    void outputJsonGivesTheSameAsData() throws Exception {
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            Path specs = bumpedSpecWithRecord(kube);
+
+            com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(run(kube, "plan", "--spec", specs.toString(), "--output", "json"));
+
+            com.fasterxml.jackson.databind.JsonNode web = java.util.stream.StreamSupport.stream(json.path("pools").spliterator(), false)
+                    .filter(p -> p.path("pool").asText().equals("web")).findFirst().orElseThrow();
+            assertThat(web.path("strategy").asText()).isEqualTo("AutoRollingUpdate");
+            assertThat(web.path("nodes").path("outdated").asInt()).isEqualTo(2);
+            assertThat(web.path("nodes").path("failed").asInt()).isZero();
+            assertThat(web.path("target").path("action").asText()).isEqualTo("ROLL");
+            assertThat(web.path("target").path("revision").isNull()).as("introduced by the spec given, not yet a commit").isTrue();
+            assertThat(web.path("target").path("reasons").get(0).path("path").asText()).isEqualTo("spec.machine.image.version");
+            assertThat(web.path("target").path("reasons").get(0).path("new").asText()).isEqualTo("1632.0.0");
+            assertThat(web.path("nextSteps").findValuesAsText("node")).contains("ip-10-0-1-5.eu-west-1.compute.internal");
+            assertThat(web.path("nextSteps")).allSatisfy(n -> assertThat(n.path("steps")).isNotEmpty());
+            assertThat(web.has("blockedBy")).isTrue();
+            com.fasterxml.jackson.databind.JsonNode canary = java.util.stream.StreamSupport.stream(json.path("pools").spliterator(), false)
+                    .filter(p -> p.path("pool").asText().equals("web-canary")).findFirst().orElseThrow();
+            assertThat(canary.path("target").isNull()).as("no record, nothing accepted yet").isTrue();
+        }
+    }
 }

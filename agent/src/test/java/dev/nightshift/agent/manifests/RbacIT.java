@@ -48,8 +48,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
  * The manifests' RBAC is sufficient and least-privilege. The real agent (and the simulated provider
  * it runs with) does a whole life in the embedded cluster: adopts two pools, rolls an image bump with
  * drains (one eviction allowed, one refused by a PodDisruptionBudget until the pod is force-deleted),
- * writes the pools' status ConfigMaps, reports an invalid commit as an Event, and reports it again
- * after a restart. Every request the agent made is then checked against the rules the manifests
+ * writes the pools' status ConfigMaps, records on each replaced node why (counted again when its
+ * machine goes), reports an invalid commit as an Event, and counts it again after a restart. Every request the agent made is then checked against the rules the manifests
  * bind to the Deployment's ServiceAccount, and every verb the rules grant must have been used.
  *
  * <p>The agent's client has a User-Agent of its own; the request log records it, so the test's own
@@ -245,9 +245,13 @@ class RbacIT {
                 r -> r.resourcePath().equals("/api/v1/namespaces/shop/pods/db-0/eviction") && r.status() == 429);
         expected.put("the force-delete", r -> r.method().equals("DELETE") && r.resourcePath().equals("/api/v1/namespaces/shop/pods/db-0"));
         expected.put("a node Event", r -> r.method().equals("POST") && r.resourcePath().equals("/api/v1/namespaces/default/events"));
+        expected.put("a node Event counted again (Replacing node: at the cordon, then at the machine's deletion)",
+                r -> r.method().equals("PATCH") && r.resourcePath().startsWith("/api/v1/namespaces/default/events/") && r.succeeded());
         expected.put("the invalid-spec Event", r -> r.method().equals("POST") && r.resourcePath().equals(events) && r.status() == 201);
         expected.put("the invalid-spec Event again", r -> r.method().equals("POST") && r.resourcePath().equals(events)
                 && r.status() == 409);
+        expected.put("the invalid-spec Event counted again", r -> r.method().equals("PATCH") && r.resourcePath().startsWith(events + "/")
+                && r.succeeded());
         expected.put("a status record created", r -> r.method().equals("POST") && r.resourcePath().equals(records));
         expected.put("a status record changed", r -> r.method().equals("PATCH") && r.resourcePath().startsWith(records + "/"));
         expected.put("the API server's version", r -> r.resourcePath().equals("/version"));

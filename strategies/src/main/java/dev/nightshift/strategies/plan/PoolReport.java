@@ -72,6 +72,14 @@ public record PoolReport(
         return updating > 0 || phase == PoolPhase.UPDATING || phase == PoolPhase.RESTARTING_KUBELETS;
     }
 
+    /**
+     * Every node of the pool runs the desired spec and none is being updated: the spec the pool
+     * was last fully current at is the one a later target's reasons are taken from.
+     */
+    public boolean fullyCurrent() {
+        return outdated == 0 && updating == 0;
+    }
+
     /** Share of the pool's nodes that run the desired spec, 0..1. */
     public double progress() {
         int total = current + outdated;

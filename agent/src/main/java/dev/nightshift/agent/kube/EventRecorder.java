@@ -1,0 +1,165 @@
+package dev.nightshift.agent.kube;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.util.HexFormat;
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+
+/**
+ * Every Event the agent records goes through here: core/v1 Events, which {@code kubectl get events}
+ * and {@code kubectl describe node} read on every cluster, with a typed reason, the reporting
+ * component and instance, and a note cut to 1 KiB. An Event repeated on one object (same reason and
+ * note) is counted on one Event object ({@code count}, {@code lastTimestamp}) instead of flooding the
+ * namespace: its name is derived from what it says, so a restarted agent counts on the same object.
+ * Recording never fails the caller: an Event that cannot be written is logged.
+ */
+public final class EventRecorder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    public static final String COMPONENT = "nightshift";
+    /** The longest note, in bytes of UTF-8, as Kubernetes' own event recorder keeps it. */
+    public static final int MAX_NOTE_BYTES = 1024;
+
+    /** Why an Event is recorded; the name is the Event's reason. */
+    public enum Reason {
+        /** A node is replaced by a new machine for its pool's target. */
+        NodeReplacing("Normal"),
+        /** A node is updated in place for its pool's target. */
+        NodeUpdatingInPlace("Normal"),
+        /** A node's kubelet is restarted for its pool's target. */
+        KubeletRestarting("Normal"),
+        /** A PodDisruptionBudget refused an eviction of a drain. */
+        EvictionBlocked("Warning"),
+        /** A pod was deleted past its budget (onEvictionBlocked: ForceDelete). */
+        PodForceDeleted("Warning"),
+        /** A node unhealthy for longer than its healthTimeout is replaced. */
+        NodeFailed("Warning"),
+        /** A commit's specs are invalid; the last good spec stays in force. */
+        InvalidSpec("Warning");
+
+        private final String type;
+
+        Reason(String type) {
+            this.type = type;
+        }
+
+        public String type() {
+            return type;
+        }
+    }
+
+    /** The object an Event is about. */
+    public record Regarding(String apiVersion, String kind, String namespace, String name) {
+
+        public static Regarding node(String name) {
+            return new Regarding("v1", "Node", null, name);
+        }
+
+        public static Regarding namespace(String name) {
+            return new Regarding("v1", "Namespace", null, name);
+        }
+    }
+
+    private final KubernetesClient client;
+    private final Clock clock;
+    private final String instance;
+
+    /** @param instance this replica's name, the Events' {@code reportingInstance} */
+    public EventRecorder(KubernetesClient client, Clock clock, String instance) {
+        this.client = client;
+        this.clock = clock;
+        this.instance = instance;
+    }
+
+    /**
+     * Records an Event in {@code namespace} ({@code default} for cluster-scoped objects, as Kubernetes
+     * does), or counts it again on the Event already saying the same about the same object.
+     */
+    public void record(String namespace, Regarding regarding, Reason reason, String note) {
+        String message = cut(note);
+        String name = name(regarding, reason, message);
+        String now = clock.instant().toString();
+        try {
+            try {
+                client.v1().events().inNamespace(namespace).resource(new EventBuilder()
+                        .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                        .withNewInvolvedObject().withApiVersion(regarding.apiVersion()).withKind(regarding.kind())
+                        .withNamespace(regarding.namespace()).withName(regarding.name()).endInvolvedObject()
+                        .withReason(reason.name()).withType(reason.type()).withMessage(message).withCount(1)
+                        .withFirstTimestamp(now).withLastTimestamp(now)
+                        .withNewSource().withComponent(COMPONENT).withHost(instance).endSource()
+                        .withReportingComponent(COMPONENT).withReportingInstance(instance).build()).create();
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
+            Event existing = client.v1().events().inNamespace(namespace).withName(name).get();
+            int count = existing == null || existing.getCount() == null ? 1 : existing.getCount();
+            ObjectNode patch = JSON.createObjectNode();
+            patch.put("count", count + 1);
+            patch.put("lastTimestamp", now);
+            patch.put("reportingInstance", instance);
+            client.v1().events().inNamespace(namespace).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+        } catch (RuntimeException e) {
+            LOG.warn("cannot record the {} Event on {} {}: {}", reason, regarding.kind(), regarding.name(), e.getMessage());
+        }
+    }
+
+    /** An Event on a node, in {@code default}. */
+    public void node(String node, Reason reason, String note) {
+        record("default", Regarding.node(node), reason, note);
+    }
+
+    /** The note cut to {@link #MAX_NOTE_BYTES} of UTF-8, never inside a character, marked with an ellipsis when cut. */
+    static String cut(String note) {
+        if (note.getBytes(StandardCharsets.UTF_8).length <= MAX_NOTE_BYTES) {
+            return note;
+        }
+        String ellipsis = "…";
+        int budget = MAX_NOTE_BYTES - ellipsis.getBytes(StandardCharsets.UTF_8).length;
+        StringBuilder kept = new StringBuilder();
+        int used = 0;
+        for (int i = 0; i < note.length(); ) {
+            int cp = note.codePointAt(i);
+            int size = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
+            if (used + size > budget) {
+                break;
+            }
+            kept.appendCodePoint(cp);
+            used += size;
+            i += Character.charCount(cp);
+        }
+        return kept + ellipsis;
+    }
+
+    /** {@code <object>.<hash of what it says>}: the same Event on the same object always has the same name. */
+    static String name(Regarding regarding, Reason reason, String message) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(String.join("\n", regarding.kind(),
+                    Optional.ofNullable(regarding.namespace()).orElse(""), regarding.name(), reason.name(), message)
+                    .getBytes(StandardCharsets.UTF_8));
+            String object = regarding.name().length() > 200 ? regarding.name().substring(0, 200) : regarding.name();
+            return object + "." + HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -32,9 +32,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
  * Carries out the planner's steps against the cluster and the machine provider. It decides
- * nothing: every choice was made by the planner from what was observed.
+ * nothing: every choice was made by the planner from what was observed. It is the agent's
+ * {@link Step.Handler}, one method per step type, as the simulator is the model's: the contract
+ * test ({@code StepContractTest}) runs each step through both and compares the observed node.
  */
-public final class StepExecutor {
+public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Outcome>> {
 
     private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -72,94 +74,153 @@ public final class StepExecutor {
 
     /** Executes one step; Validate is the reconciler's, not the cluster's. */
     public Optional<Outcome> execute(Step step) {
-        String node = step.target();
-        if (step instanceof Step.Stamp s) {
-            if (observer.node(node).isPresent()) {
-                patchAnnotations(node, hashes(s.rollHash(), s.kubeletHash()));
-            } else {
-                provider.stamp(node, s.rollHash(), s.kubeletHash());
-            }
-            return outcome(step, s.adopted() ? "adopted " + node + " (stamped, not disrupted)" : "re-stamped " + node);
-        } else if (step instanceof Step.Taint) {
-            patcher.patch(node, n -> withTaints(n, true));
-            return outcome(step, "tainted " + node + " " + NodeMarks.UPDATE_TAINT + ":PreferNoSchedule");
-        } else if (step instanceof Step.Untaint) {
-            patcher.patch(node, n -> withTaints(n, false));
-            return outcome(step, "untainted " + node);
-        } else if (step instanceof Step.Cordon) {
-            patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
-                    : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
-            return outcome(step, "cordoned " + node);
-        } else if (step instanceof Step.Uncordon) {
-            Map<String, Object> annotations = new HashMap<>();
-            for (String key : List.of(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS, NodeMarks.IN_PLACE_STARTED_AT,
-                    NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT)) {
-                annotations.put(key, null);
-            }
-            patcher.patch(node, n -> Optional.of(Map.of("spec", mapOf("unschedulable", null), "metadata", Map.of("annotations", annotations))));
-            return outcome(step, "released " + node);
-        } else if (step instanceof Step.Drain) {
-            return drain(step, node);
-        } else if (step instanceof Step.Repair r) {
-            return repair(r);
-        } else if (step instanceof Step.ForceDeletePod f) {
-            Optional<Pod> pod = observer.evictablePods(node).stream().filter(p -> p.getMetadata().getName().equals(f.pod())).findFirst();
-            pod.ifPresent(p -> client.pods().inNamespace(p.getMetadata().getNamespace()).withName(f.pod()).delete());
-            return outcome(step, "force-deleted pod " + f.pod() + " on " + node + " (its budget refused every eviction)");
-        } else if (step instanceof Step.DeleteMachine d) {
-            provider.delete(d.pool(), node, d.replace(), d.rollHash(), d.kubeletHash());
-            return outcome(step, "deleted machine " + node + (d.replace() ? ", replacement requested" : ""));
-        } else if (step instanceof Step.CreateMachine c) {
-            provider.create(c.pool(), c.surgeFor(), c.rollHash(), c.kubeletHash());
-            return outcome(step, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
-        } else if (step instanceof Step.UpdateInPlace u) {
-            // Decided on the node as the API has it now, not as the cache had it: a repeated step
-            // must not restart the in-place clock.
-            String now = clock.instant().toString();
-            patcher.patch(node, n -> {
-                Map<String, Object> a = new HashMap<>();
-                if (!u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))) {
-                    a.put(NodeMarks.IN_PLACE_TARGET, u.rollHash().value());
-                    a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
-                } else if (annotation(n, NodeMarks.IN_PLACE_STARTED_AT) == null) {
-                    a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
-                }
-                return a.isEmpty() ? Optional.empty() : Optional.of(Map.of("metadata", Map.of("annotations", a)));
-            });
-            provider.updateInPlace(node, u.rollHash(), u.kubeletHash());
-            return outcome(step, "updating " + node + " in place");
-        } else if (step instanceof Step.RestartKubelet r) {
-            // Only the step that sets the mark (on the node as the API has it now) restarts the
-            // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
-            // A request made again replaces exactly the unanswered mark it was planned from.
-            String now = clock.instant().toString();
-            AtomicBoolean started = new AtomicBoolean();
-            patcher.patch(node, n -> {
-                started.set(ClusterObserver.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
-                return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
-                        : Optional.empty();
-            });
-            if (!started.get()) {
-                return Optional.empty();
-            }
-            provider.restartKubelet(node, r.kubeletHash());
-            return outcome(step, "restarting the kubelet on " + node);
-        } else if (step instanceof Step.Propagate p) {
-            patcher.patch(node, n -> propagate(n, p.labels(), p.annotations(), p.taints()));
-            return outcome(step, "propagated labels, annotations and taints to " + node);
-        } else if (step instanceof Step.LabelCandidate) {
-            patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.CANDIDATE_FOR_UPDATE, "true")))));
-            return outcome(step, "labelled " + node + " a candidate for update");
+        return step.accept(this);
+    }
+
+    @Override
+    public Optional<Outcome> stamp(Step.Stamp s) {
+        String node = s.target();
+        if (observer.node(node).isPresent()) {
+            patchAnnotations(node, hashes(s.rollHash(), s.kubeletHash()));
         } else {
+            provider.stamp(node, s.rollHash(), s.kubeletHash());
+        }
+        return outcome(s, s.adopted() ? "adopted " + node + " (stamped, not disrupted)" : "re-stamped " + node);
+    }
+
+    @Override
+    public Optional<Outcome> taint(Step.Taint step) {
+        String node = step.target();
+        patcher.patch(node, n -> withTaints(n, true));
+        return outcome(step, "tainted " + node + " " + NodeMarks.UPDATE_TAINT + ":PreferNoSchedule");
+    }
+
+    @Override
+    public Optional<Outcome> untaint(Step.Untaint step) {
+        String node = step.target();
+        patcher.patch(node, n -> withTaints(n, false));
+        return outcome(step, "untainted " + node);
+    }
+
+    @Override
+    public Optional<Outcome> cordon(Step.Cordon step) {
+        String node = step.target();
+        patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
+                : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
+        return outcome(step, "cordoned " + node);
+    }
+
+    @Override
+    public Optional<Outcome> uncordon(Step.Uncordon step) {
+        String node = step.target();
+        Map<String, Object> annotations = new HashMap<>();
+        for (String key : List.of(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS, NodeMarks.IN_PLACE_STARTED_AT,
+                NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT)) {
+            annotations.put(key, null);
+        }
+        patcher.patch(node, n -> Optional.of(Map.of("spec", mapOf("unschedulable", null), "metadata", Map.of("annotations", annotations))));
+        return outcome(step, "released " + node);
+    }
+
+    @Override
+    public Optional<Outcome> drain(Step.Drain step) {
+        return drain(step, step.target());
+    }
+
+    @Override
+    public Optional<Outcome> forceDeletePod(Step.ForceDeletePod f) {
+        String node = f.target();
+        Optional<Pod> pod = observer.evictablePods(node).stream().filter(p -> p.getMetadata().getName().equals(f.pod())).findFirst();
+        pod.ifPresent(p -> client.pods().inNamespace(p.getMetadata().getNamespace()).withName(f.pod()).delete());
+        // The pod is gone: its refusals no longer block the drain (as the simulator has it), and a
+        // repeat of this step from a stale view finds nothing to delete.
+        patcher.patch(node, n -> {
+            Map<String, Map<String, Object>> attempts = attempts(annotation(n, NodeMarks.EVICTION_ATTEMPTS));
+            return attempts.remove(f.pod()) == null ? Optional.empty()
+                    : Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, json(attempts)))));
+        });
+        return outcome(f, "force-deleted pod " + f.pod() + " on " + node + " (its budget refused every eviction)");
+    }
+
+    @Override
+    public Optional<Outcome> deleteMachine(Step.DeleteMachine d) {
+        String node = d.target();
+        provider.delete(d.pool(), node, d.replace(), d.rollHash(), d.kubeletHash());
+        return outcome(d, "deleted machine " + node + (d.replace() ? ", replacement requested" : ""));
+    }
+
+    @Override
+    public Optional<Outcome> createMachine(Step.CreateMachine c) {
+        provider.create(c.pool(), c.surgeFor(), c.rollHash(), c.kubeletHash());
+        return outcome(c, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
+    }
+
+    @Override
+    public Optional<Outcome> updateInPlace(Step.UpdateInPlace u) {
+        String node = u.target();
+        // Decided on the node as the API has it now, not as the cache had it: a repeated step
+        // must not restart the in-place clock.
+        String now = clock.instant().toString();
+        patcher.patch(node, n -> {
+            Map<String, Object> a = new HashMap<>();
+            if (!u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))) {
+                a.put(NodeMarks.IN_PLACE_TARGET, u.rollHash().value());
+                a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
+            } else if (annotation(n, NodeMarks.IN_PLACE_STARTED_AT) == null) {
+                a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
+            }
+            return a.isEmpty() ? Optional.empty() : Optional.of(Map.of("metadata", Map.of("annotations", a)));
+        });
+        provider.updateInPlace(node, u.rollHash(), u.kubeletHash());
+        return outcome(u, "updating " + node + " in place");
+    }
+
+    @Override
+    public Optional<Outcome> restartKubelet(Step.RestartKubelet r) {
+        String node = r.target();
+        // Only the step that sets the mark (on the node as the API has it now) restarts the
+        // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
+        // A request made again replaces exactly the unanswered mark it was planned from.
+        String now = clock.instant().toString();
+        AtomicBoolean started = new AtomicBoolean();
+        patcher.patch(node, n -> {
+            started.set(ClusterObserver.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
+            return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
+                    : Optional.empty();
+        });
+        if (!started.get()) {
             return Optional.empty();
         }
+        provider.restartKubelet(node, r.kubeletHash());
+        return outcome(r, "restarting the kubelet on " + node);
+    }
+
+    @Override
+    public Optional<Outcome> propagate(Step.Propagate p) {
+        String node = p.target();
+        patcher.patch(node, n -> propagate(n, p.labels(), p.annotations(), p.taints()));
+        return outcome(p, "propagated labels, annotations and taints to " + node);
+    }
+
+    @Override
+    public Optional<Outcome> labelCandidate(Step.LabelCandidate step) {
+        String node = step.target();
+        patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.CANDIDATE_FOR_UPDATE, "true")))));
+        return outcome(step, "labelled " + node + " a candidate for update");
+    }
+
+    /** The Reconciler validates (it keeps the streak); nothing is done to the cluster. */
+    @Override
+    public Optional<Outcome> validate(Step.Validate step) {
+        return Optional.empty();
     }
 
     /**
      * Starts a repair: the Event naming the condition (once, by the step that sets the drain mark),
      * the cordon and the first drain pass.
      */
-    private Optional<Outcome> repair(Step.Repair r) {
+    @Override
+    public Optional<Outcome> repair(Step.Repair r) {
         String node = r.target();
         Optional<Node> cached = observer.node(node);
         if (cached.isEmpty()) {
@@ -348,12 +409,7 @@ public final class StepExecutor {
                 counted.put(pod, count);
             });
             counts.set(counted);
-            String after;
-            try {
-                after = attempts.isEmpty() ? null : JSON.writeValueAsString(attempts);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
+            String after = json(attempts);
             return Objects.equals(before, after) ? Optional.empty()
                     : Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, after))));
         });
@@ -368,6 +424,15 @@ public final class StepExecutor {
         });
         return Optional.of(new Outcome(step, "draining " + node + ": " + evictedPods.size() + " pod(s) evicted"
                 + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evictedPods.size(), blocked.size(), failed)));
+    }
+
+    /** The eviction-attempts mark for these entries; null (the mark removed) for none. */
+    private static String json(Map<String, Map<String, Object>> attempts) {
+        try {
+            return attempts.isEmpty() ? null : JSON.writeValueAsString(attempts);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Map<String, Map<String, Object>> attempts(String json) {

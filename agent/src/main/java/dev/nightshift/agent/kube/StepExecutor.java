@@ -1,5 +1,7 @@
 package dev.nightshift.agent.kube;
 
+import static dev.nightshift.agent.kube.NodeMarks.annotation;
+
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,11 +18,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
 import dev.nightshift.agent.provider.MachineProvider;
-import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.EvictionBackoff;
@@ -39,9 +39,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Outcome>> {
 
     private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
-    /** In an eviction-attempts entry: when the budget last refused the pod, from which its backoff runs. */
-    private static final String REFUSED_AT = "refusedAt";
 
     /** What executing one step did, for logs, the demo's screen, /status and metrics. */
     public record Outcome(Step step, String summary, Evictions evictions) {
@@ -81,7 +78,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     public Optional<Outcome> stamp(Step.Stamp s) {
         String node = s.target();
         if (observer.node(node).isPresent()) {
-            patchAnnotations(node, hashes(s.rollHash(), s.kubeletHash()));
+            patchAnnotations(node, NodeMarks.hashes(s.rollHash(), s.kubeletHash()));
         } else {
             provider.stamp(node, s.rollHash(), s.kubeletHash());
         }
@@ -92,7 +89,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     public Optional<Outcome> taint(Step.Taint step) {
         String node = step.target();
         patcher.patch(node, n -> withTaints(n, true));
-        return outcome(step, "tainted " + node + " " + NodeMarks.UPDATE_TAINT + ":PreferNoSchedule");
+        return outcome(step, "tainted " + node + " " + NodeMarks.UPDATE_TAINT + ":" + NodeMarks.UPDATE_TAINT_EFFECT);
     }
 
     @Override
@@ -135,9 +132,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         // The pod is gone: its refusals no longer block the drain (as the simulator has it), and a
         // repeat of this step from a stale view finds nothing to delete.
         patcher.patch(node, n -> {
-            Map<String, Map<String, Object>> attempts = attempts(annotation(n, NodeMarks.EVICTION_ATTEMPTS));
-            return attempts.remove(f.pod()) == null ? Optional.empty()
-                    : Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, json(attempts)))));
+            Map<String, EvictionAttempt> attempts = NodeMarks.evictionAttempts(annotation(n, NodeMarks.EVICTION_ATTEMPTS));
+            return attempts.remove(f.pod()) == null ? Optional.empty() : Optional.of(Map.of("metadata",
+                    Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, NodeMarks.evictionAttempts(attempts)))));
         });
         return outcome(f, "force-deleted pod " + f.pod() + " on " + node + " (its budget refused every eviction)");
     }
@@ -160,7 +157,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         String node = u.target();
         // Decided on the node as the API has it now, not as the cache had it: a repeated step
         // must not restart the in-place clock.
-        String now = clock.instant().toString();
+        String now = NodeMarks.instant(clock.instant());
         patcher.patch(node, n -> {
             Map<String, Object> a = new HashMap<>();
             if (!u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))) {
@@ -181,10 +178,10 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         // Only the step that sets the mark (on the node as the API has it now) restarts the
         // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
         // A request made again replaces exactly the unanswered mark it was planned from.
-        String now = clock.instant().toString();
+        String now = NodeMarks.instant(clock.instant());
         AtomicBoolean started = new AtomicBoolean();
         patcher.patch(node, n -> {
-            started.set(ClusterObserver.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
+            started.set(NodeMarks.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
             return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
                     : Optional.empty();
         });
@@ -247,17 +244,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         return m;
     }
 
-    private static String annotation(Node n, String key) {
-        return n.getMetadata().getAnnotations() == null ? null : n.getMetadata().getAnnotations().get(key);
-    }
-
-    private void patchAnnotations(String node, Map<String, Object> annotations) {
+    private void patchAnnotations(String node, Map<String, ?> annotations) {
         patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("annotations", annotations))));
-    }
-
-    private static Map<String, Object> hashes(StampedHash roll, StampedHash kubelet) {
-        return Map.of(NodeMarks.ROLL_HASH, roll.value(), NodeMarks.ROLL_HASH_VERSION, Integer.toString(roll.version()),
-                NodeMarks.KUBELET_HASH, kubelet.value(), NodeMarks.KUBELET_HASH_VERSION, Integer.toString(kubelet.version()));
     }
 
     /** The node's taints with Nightshift's update taint added or removed; everyone else's kept. */
@@ -275,7 +263,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             return Optional.empty();
         }
         if (add) {
-            taints.add(taint(NodeMarks.UPDATE_TAINT, "true", "PreferNoSchedule"));
+            taints.add(taint(NodeMarks.UPDATE_TAINT, NodeMarks.UPDATE_TAINT_VALUE, NodeMarks.UPDATE_TAINT_EFFECT));
         }
         return Optional.of(Map.of("spec", Map.of("taints", taints)));
     }
@@ -297,22 +285,22 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
      */
     private static Optional<Map<String, Object>> propagate(Node n, Map<String, String> labels, Map<String, String> wantedAnnotations,
                                                            List<Taint> wantedTaints) {
-        Map<String, String> annotations = Optional.ofNullable(n.getMetadata().getAnnotations()).orElse(Map.of());
+        Map<String, String> annotations = NodeMarks.annotations(n);
         Map<String, String> copied = new TreeMap<>(wantedAnnotations);
         copied.keySet().removeIf(WorkerPoolSpec::controlAnnotation);
         Map<String, Object> annotationPatch = new HashMap<>(copied);
-        for (String previouslyManaged : ClusterObserver.managedAnnotationKeys(annotations)) {
+        for (String previouslyManaged : NodeMarks.managedAnnotationKeys(annotations)) {
             if (!copied.containsKey(previouslyManaged)) {
                 annotationPatch.put(previouslyManaged, null);
             }
         }
         Map<String, Object> labelPatch = new HashMap<>(labels);
-        for (String previouslyManaged : ClusterObserver.list(annotations.get(NodeMarks.MANAGED_LABELS))) {
+        for (String previouslyManaged : NodeMarks.managedLabelKeys(annotations)) {
             if (!labels.containsKey(previouslyManaged)) {
                 labelPatch.put(previouslyManaged, null);
             }
         }
-        List<Taint> previous = ClusterObserver.taints(annotations.get(NodeMarks.MANAGED_TAINTS));
+        List<Taint> previous = NodeMarks.managedTaints(annotations);
         List<Map<String, Object>> taints = new ArrayList<>();
         for (io.fabric8.kubernetes.api.model.Taint t : NodeMarks.taints(n)) {
             boolean ours = previous.stream().anyMatch(p -> p.key().equals(t.getKey()) && p.effect().name().equals(t.getEffect()))
@@ -324,15 +312,11 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         for (Taint t : wantedTaints) {
             taints.add(taint(t.key(), t.value(), t.effect().name()));
         }
-        try {
-            annotationPatch.put(NodeMarks.MANAGED_LABELS, JSON.writeValueAsString(labels.keySet().stream().sorted().toList()));
-            annotationPatch.put(NodeMarks.MANAGED_TAINTS, JSON.writeValueAsString(wantedTaints.stream().map(Taint::toString).toList()));
-            annotationPatch.put(NodeMarks.MANAGED_ANNOTATIONS, JSON.writeValueAsString(List.copyOf(copied.keySet())));
-            return Optional.of(Map.of("metadata", Map.of("labels", labelPatch, "annotations", annotationPatch),
-                    "spec", Map.of("taints", taints)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        annotationPatch.put(NodeMarks.MANAGED_LABELS, NodeMarks.managedLabels(labels.keySet()));
+        annotationPatch.put(NodeMarks.MANAGED_TAINTS, NodeMarks.managedTaints(wantedTaints));
+        annotationPatch.put(NodeMarks.MANAGED_ANNOTATIONS, NodeMarks.managedAnnotations(copied.keySet()));
+        return Optional.of(Map.of("metadata", Map.of("labels", labelPatch, "annotations", annotationPatch),
+                "spec", Map.of("taints", taints)));
     }
 
     /**
@@ -348,7 +332,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         // The marks are computed from the node as the API has it now: the cache may not show our
         // last write yet, and a repeated step must neither restart the drain clock nor lose counts.
         Instant now = clock.instant();
-        String started = now.toString();
+        String started = NodeMarks.instant(now);
         AtomicReference<Node> current = new AtomicReference<>();
         boolean exists = patcher.patch(node, n -> {
             current.set(n);
@@ -358,11 +342,11 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         if (!exists || current.get() == null) {
             return Optional.empty();
         }
-        Map<String, Map<String, Object>> refusedBefore = attempts(annotation(current.get(), NodeMarks.EVICTION_ATTEMPTS));
+        Map<String, EvictionAttempt> refusedBefore = NodeMarks.evictionAttempts(annotation(current.get(), NodeMarks.EVICTION_ATTEMPTS));
         List<String> evictedPods = new ArrayList<>();
         Map<String, String> blockedBy = new LinkedHashMap<>();
         Map<String, String> namespaces = new HashMap<>();
-        Map<String, String> refusedAt = new HashMap<>();
+        Map<String, Instant> refusedAt = new HashMap<>();
         int failed = 0;
         int backedOff = 0;
         for (Pod pod : observer.evictablePods(node)) {
@@ -370,9 +354,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
                 continue;
             }
             String name = pod.getMetadata().getName();
-            Map<String, Object> refused = refusedBefore.get(name);
-            if (refused != null && !EvictionBackoff.due(((Number) refused.getOrDefault("attempts", 0)).intValue(),
-                    ClusterObserver.instant(Objects.toString(refused.get(REFUSED_AT), null)), now)) {
+            EvictionAttempt refused = refusedBefore.get(name);
+            if (refused != null && !EvictionBackoff.due(refused.attempts(), refused.refusedAt(), now)) {
                 backedOff++;
                 continue;
             }
@@ -383,7 +366,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             } else if (result instanceof EvictionResult.BlockedByBudget b) {
                 blockedBy.put(name, b.budget());
                 // Taken once the answer is in: the backoff runs from the refusal, not from the request.
-                refusedAt.put(name, clock.instant().toString());
+                refusedAt.put(name, clock.instant());
             } else if (result instanceof EvictionResult.Retry r) {
                 failed++;
                 LOG.info("eviction of {} on {} will be retried: {} {}", name, node, r.status(), r.message());
@@ -397,19 +380,17 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         AtomicReference<Map<String, Integer>> counts = new AtomicReference<>(Map.of());
         patcher.patch(node, n -> {
             String before = annotation(n, NodeMarks.EVICTION_ATTEMPTS);
-            Map<String, Map<String, Object>> attempts = attempts(before);
+            Map<String, EvictionAttempt> attempts = NodeMarks.evictionAttempts(before);
             evictedPods.forEach(attempts::remove);
             Map<String, Integer> counted = new HashMap<>();
             blockedBy.forEach((pod, budget) -> {
-                Map<String, Object> entry = attempts.computeIfAbsent(pod, k -> new HashMap<>());
-                int count = ((Number) entry.getOrDefault("attempts", 0)).intValue() + 1;
-                entry.put("attempts", count);
-                entry.put("pdb", budget);
-                entry.put(REFUSED_AT, refusedAt.get(pod));
-                counted.put(pod, count);
+                EvictionAttempt entry = attempts.getOrDefault(pod, new EvictionAttempt(budget, 0, Optional.empty()))
+                        .refusedAgain(budget, refusedAt.get(pod));
+                attempts.put(pod, entry);
+                counted.put(pod, entry.attempts());
             });
             counts.set(counted);
-            String after = json(attempts);
+            String after = NodeMarks.evictionAttempts(attempts);
             return Objects.equals(before, after) ? Optional.empty()
                     : Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, after))));
         });
@@ -424,26 +405,6 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         });
         return Optional.of(new Outcome(step, "draining " + node + ": " + evictedPods.size() + " pod(s) evicted"
                 + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evictedPods.size(), blocked.size(), failed)));
-    }
-
-    /** The eviction-attempts mark for these entries; null (the mark removed) for none. */
-    private static String json(Map<String, Map<String, Object>> attempts) {
-        try {
-            return attempts.isEmpty() ? null : JSON.writeValueAsString(attempts);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static Map<String, Map<String, Object>> attempts(String json) {
-        if (json == null || json.isBlank()) {
-            return new HashMap<>();
-        }
-        try {
-            return JSON.readValue(json, new TypeReference<HashMap<String, Map<String, Object>>>() { });
-        } catch (Exception e) {
-            return new HashMap<>();
-        }
     }
 
     private void event(String node, String reason, String message) {

@@ -10,6 +10,7 @@ import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -204,10 +205,10 @@ class StepContractTest {
         seam.edit(n -> {
             n.getSpec().setUnschedulable(true);
             Map<String, String> a = n.getMetadata().getAnnotations();
-            a.put(NodeMarks.DRAIN_STARTED_AT, NOW.minusSeconds(300).toString());
-            a.put(NodeMarks.EVICTION_ATTEMPTS, "{\"app-0\":{\"pdb\":\"web-pdb\",\"attempts\":2,\"refusedAt\":\"" + NOW.minusSeconds(60) + "\"}}");
-            a.put(NodeMarks.IN_PLACE_STARTED_AT, NOW.minusSeconds(200).toString());
-            a.put(NodeMarks.KUBELET_RESTART_AT, NOW.minusSeconds(100).toString());
+            a.put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(300)));
+            a.put(NodeMarks.EVICTION_ATTEMPTS, refused(2));
+            a.put(NodeMarks.IN_PLACE_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(200)));
+            a.put(NodeMarks.KUBELET_RESTART_AT, NodeMarks.instant(NOW.minusSeconds(100)));
         });
     }
 
@@ -215,12 +216,17 @@ class StepContractTest {
         seam.edit(n -> {
             n.getSpec().setUnschedulable(true);
             Map<String, String> a = n.getMetadata().getAnnotations();
-            a.put(NodeMarks.DRAIN_STARTED_AT, NOW.minusSeconds(300).toString());
-            a.put(NodeMarks.EVICTION_ATTEMPTS, "{\"app-0\":{\"pdb\":\"web-pdb\",\"attempts\":5,\"refusedAt\":\"" + NOW.minusSeconds(60) + "\"}}");
+            a.put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(300)));
+            a.put(NodeMarks.EVICTION_ATTEMPTS, refused(5));
         });
         seam.kube.client().pods().inNamespace("shop").resource(new PodBuilder().withNewMetadata().withName("app-0").withNamespace("shop")
                 .endMetadata().withNewSpec().withNodeName(NODE).addNewContainer().withName("c").withImage("c").endContainer().endSpec()
                 .withNewStatus().withPhase("Running").endStatus().build()).create();
+    }
+
+    /** Pod app-0's eviction refused this many times by web-pdb, last a minute ago. */
+    private static String refused(int attempts) {
+        return NodeMarks.evictionAttempts(Map.of("app-0", new NodeMarks.EvictionAttempt("web-pdb", attempts, Optional.of(NOW.minusSeconds(60)))));
     }
 
     // ---- reading -----------------------------------------------------------------------------

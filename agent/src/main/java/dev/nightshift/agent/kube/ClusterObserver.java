@@ -31,7 +31,8 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * What the cluster looks like, read from informer caches (watches, no LIST in steady state):
  * the pools' nodes, the pods on them, and the pool status records, turned into the planner's
  * {@link ObservedCluster}. Machines the provider reports that never registered join as
- * unregistered nodes.
+ * unregistered nodes. Nightshift's marks on a node are read through {@link NodeMarks}, the codec
+ * the executor writes them with.
  */
 public final class ClusterObserver implements AutoCloseable {
 

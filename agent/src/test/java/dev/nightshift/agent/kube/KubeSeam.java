@@ -15,7 +15,11 @@ import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 
 /**
  * The agent's Kubernetes seam on its own, in process: the embedded API server, the simulated cloud,
@@ -61,6 +65,26 @@ final class KubeSeam implements AutoCloseable {
             change.accept(n);
             return n;
         });
+    }
+
+    /** A running pod of app {@code app} in namespace {@code shop} on the seeded node. */
+    void pod(String name, String app) {
+        kube.client().pods().inNamespace("shop").resource(new PodBuilder().withNewMetadata().withName(name).withNamespace("shop")
+                .addToLabels("app", app).endMetadata().withNewSpec().withNodeName(NODE).addNewContainer().withName("c")
+                .withImage("c").endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
+    }
+
+    /** A budget that allows no disruption of app {@code app}'s pods. */
+    void noDisruptionOf(String app) {
+        kube.client().policy().v1().podDisruptionBudget().inNamespace("shop").resource(new PodDisruptionBudgetBuilder()
+                .withNewMetadata().withName(app + "-pdb").withNamespace("shop").endMetadata().withNewSpec()
+                .withMaxUnavailable(new IntOrString(0)).withNewSelector().addToMatchLabels("app", app).endSelector().endSpec()
+                .build()).create();
+    }
+
+    /** The requests that changed something (all but GET and WATCH), after those before {@link EmbeddedKubernetes#clearRequests()}. */
+    List<RecordedRequest> writes() {
+        return kube.requests().stream().filter(RecordedRequest::isWrite).toList();
     }
 
     Node node() {

@@ -31,7 +31,6 @@ import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.Step;
 import dev.nightshift.strategies.sim.SimulationSetup;
 import dev.nightshift.strategies.sim.Simulator;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 
 /**
  * The one interpreter contract for steps: each step type, carried out by the agent's
@@ -219,9 +218,7 @@ class StepContractTest {
             a.put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(300)));
             a.put(NodeMarks.EVICTION_ATTEMPTS, refused(5));
         });
-        seam.kube.client().pods().inNamespace("shop").resource(new PodBuilder().withNewMetadata().withName("app-0").withNamespace("shop")
-                .endMetadata().withNewSpec().withNodeName(NODE).addNewContainer().withName("c").withImage("c").endContainer().endSpec()
-                .withNewStatus().withPhase("Running").endStatus().build()).create();
+        seam.pod("app-0", "app");
     }
 
     /** Pod app-0's eviction refused this many times by web-pdb, last a minute ago. */

@@ -38,7 +38,9 @@ import dev.nightshift.strategies.plan.Step;
  * provider and cluster, and the real planner asked again after every change. The planner is
  * stateless, so a crash is simulated by executing only part of a plan and asking again. The
  * status record evolves by the agent's own rules ({@link ValidationStreak}), and peaks and
- * violations are measured with the planner's accounting ({@link PoolAccount}).
+ * violations are measured with the planner's accounting ({@link PoolAccount}). The simulated
+ * cluster carries steps out as a {@link Step.Handler}, the contract the agent's executor keeps too;
+ * {@link #step} shows what one step does, for the test that compares the two.
  */
 public final class Simulator {
 

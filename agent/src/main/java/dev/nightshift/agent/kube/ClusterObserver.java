@@ -13,16 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
-import dev.nightshift.spec.hash.StampedHash;
-import dev.nightshift.spec.model.Taint;
-import dev.nightshift.spec.model.TaintEffect;
-import dev.nightshift.spec.model.WorkerPoolSpec;
-import dev.nightshift.strategies.model.BlockedEviction;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.NodeCondition;
 import dev.nightshift.strategies.model.ObservedCluster;
@@ -39,13 +31,13 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * What the cluster looks like, read from informer caches (watches, no LIST in steady state):
  * the pools' nodes, the pods on them, and the pool status records, turned into the planner's
  * {@link ObservedCluster}. Machines the provider reports that never registered join as
- * unregistered nodes.
+ * unregistered nodes. Nightshift's marks on a node are read through {@link NodeMarks}, the codec
+ * the executor writes them with.
  */
 public final class ClusterObserver implements AutoCloseable {
 
     private static final String BY_NODE = "byNode";
     static final String CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
-    private static final ObjectMapper JSON = new ObjectMapper();
     /**
      * On an unreachable node (Ready Unknown) a pod whose deletionTimestamp (the end of its grace
      * period, set when it was evicted or deleted) is more than this in the past is gone: no kubelet
@@ -225,19 +217,19 @@ public final class ClusterObserver implements AutoCloseable {
         return !daemonSet && !mirror && !finished;
     }
 
+    /** A node as the planner sees it: every mark read through {@link NodeMarks}. */
     private ObservedNode toObserved(Node node) {
-        Map<String, String> labels = Optional.ofNullable(node.getMetadata().getLabels()).orElse(Map.of());
-        Map<String, String> a = Optional.ofNullable(node.getMetadata().getAnnotations()).orElse(Map.of());
+        Map<String, String> labels = NodeMarks.labels(node);
+        Map<String, String> a = NodeMarks.annotations(node);
         String name = node.getMetadata().getName();
         Optional<Instant> drainStartedAt = instant(a.get(NodeMarks.DRAIN_STARTED_AT));
         boolean drained = drainStartedAt.isPresent() && podsLeft(node).isEmpty();
-        Map<String, String> managed = present(list(a.get(NodeMarks.MANAGED_LABELS)), labels);
+        Map<String, String> managed = present(NodeMarks.managedLabelKeys(a), labels);
         return new ObservedNode(name, labels.get(NodeMarks.POOL),
-                hash(a.get(NodeMarks.ROLL_HASH), a.get(NodeMarks.ROLL_HASH_VERSION)),
-                hash(a.get(NodeMarks.KUBELET_HASH), a.get(NodeMarks.KUBELET_HASH_VERSION)),
+                NodeMarks.rollHash(a), NodeMarks.kubeletHash(a),
                 true, readySince(node), Boolean.TRUE.equals(NodeMarks.spec(node).getUnschedulable()),
-                NodeMarks.taints(node).stream().anyMatch(t -> NodeMarks.UPDATE_TAINT.equals(t.getKey())),
-                drainStartedAt, drained, blocked(a.get(NodeMarks.EVICTION_ATTEMPTS)),
+                NodeMarks.updateTainted(node),
+                drainStartedAt, drained, NodeMarks.blockedEvictions(a.get(NodeMarks.EVICTION_ATTEMPTS)),
                 "true".equals(labels.get(NodeMarks.NEEDS_UPDATE)),
                 "true".equals(labels.get(NodeMarks.CANDIDATE_FOR_UPDATE)),
                 "true".equals(labels.get(NodeMarks.SELECTED_FOR_UPDATE)),
@@ -245,8 +237,8 @@ public final class ClusterObserver implements AutoCloseable {
                 instant(a.get(NodeMarks.IN_PLACE_STARTED_AT)), "true".equals(a.get(NodeMarks.IN_PLACE_FAILED)),
                 instant(a.get(NodeMarks.KUBELET_RESTART_AT)),
                 node.getMetadata().getDeletionTimestamp() != null,
-                Optional.ofNullable(node.getMetadata().getCreationTimestamp()).flatMap(ClusterObserver::instant),
-                managed, taints(a.get(NodeMarks.MANAGED_TAINTS)), present(managedAnnotationKeys(a), a),
+                Optional.ofNullable(node.getMetadata().getCreationTimestamp()).flatMap(NodeMarks::instant),
+                managed, NodeMarks.managedTaints(a), present(NodeMarks.managedAnnotationKeys(a), a),
                 conditions(node));
     }
 
@@ -259,15 +251,6 @@ public final class ClusterObserver implements AutoCloseable {
             }
         }
         return present;
-    }
-
-    /**
-     * The annotation keys Nightshift copied to a node. A key under {@code nightshift.dev/} is never
-     * one, whatever the list says: those are Nightshift's marks and control annotations.
-     */
-    static List<String> managedAnnotationKeys(Map<String, String> annotations) {
-        return list(annotations.get(NodeMarks.MANAGED_ANNOTATIONS)).stream()
-                .filter(k -> !WorkerPoolSpec.controlAnnotation(k)).toList();
     }
 
     private static ObservedNode unregistered(Machine m) {
@@ -289,60 +272,8 @@ public final class ClusterObserver implements AutoCloseable {
         return Optional.empty();
     }
 
-    private static Optional<StampedHash> hash(String value, String version) {
-        if (value == null || value.isBlank()) {
-            return Optional.empty();
-        }
-        int v = version == null ? 1 : Integer.parseInt(version);
-        return Optional.of(new StampedHash(v, value));
-    }
-
-    /** A time the agent wrote on an object; empty when absent or not one (someone else's edit). */
-    static Optional<Instant> instant(String text) {
-        try {
-            return Optional.ofNullable(text).filter(t -> !t.isBlank()).map(Instant::parse);
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
-    }
-
-    static List<String> list(String json) {
-        if (json == null || json.isBlank()) {
-            return List.of();
-        }
-        try {
-            return JSON.readValue(json, new TypeReference<List<String>>() { });
-        } catch (Exception e) {
-            return List.of();
-        }
-    }
-
-    static List<BlockedEviction> blocked(String json) {
-        if (json == null || json.isBlank()) {
-            return List.of();
-        }
-        try {
-            Map<String, Map<String, Object>> byPod = JSON.readValue(json, new TypeReference<>() { });
-            List<BlockedEviction> result = new ArrayList<>();
-            byPod.forEach((pod, v) -> result.add(new BlockedEviction(pod, String.valueOf(v.get("pdb")),
-                    ((Number) v.getOrDefault("attempts", 0)).intValue())));
-            return result;
-        } catch (Exception e) {
-            return List.of();
-        }
-    }
-
-    static List<Taint> taints(String json) {
-        List<Taint> result = new ArrayList<>();
-        for (String t : list(json)) {
-            // key=value:Effect or key:Effect, as Taint.toString writes them
-            int colon = t.lastIndexOf(':');
-            String keyValue = t.substring(0, colon);
-            int eq = keyValue.indexOf('=');
-            result.add(new Taint(eq < 0 ? keyValue : keyValue.substring(0, eq), eq < 0 ? "" : keyValue.substring(eq + 1),
-                    TaintEffect.valueOf(t.substring(colon + 1))));
-        }
-        return result;
+    private static Optional<Instant> instant(String text) {
+        return NodeMarks.instant(text);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.nightshift.agent.kube;
 
+import static dev.nightshift.agent.kube.NodeMarks.annotation;
+
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,11 +18,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
 import dev.nightshift.agent.provider.MachineProvider;
-import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.EvictionBackoff;
@@ -31,14 +31,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
  * Carries out the planner's steps against the cluster and the machine provider. It decides
- * nothing: every choice was made by the planner from what was observed.
+ * nothing: every choice was made by the planner from what was observed. It is the agent's
+ * {@link Step.Handler}, one method per step type, as the simulator is the model's: the contract
+ * test ({@code StepContractTest}) runs each step through both and compares the observed node.
  */
-public final class StepExecutor {
+public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Outcome>> {
 
     private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
-    /** In an eviction-attempts entry: when the budget last refused the pod, from which its backoff runs. */
-    private static final String REFUSED_AT = "refusedAt";
 
     /** What executing one step did, for logs, the demo's screen, /status and metrics. */
     public record Outcome(Step step, String summary, Evictions evictions) {
@@ -78,94 +77,153 @@ public final class StepExecutor {
 
     /** Executes one step; Validate is the reconciler's, not the cluster's. */
     public Optional<Outcome> execute(Step step) {
-        String node = step.target();
-        if (step instanceof Step.Stamp s) {
-            if (observer.node(node).isPresent()) {
-                patchAnnotations(node, hashes(s.rollHash(), s.kubeletHash()));
-            } else {
-                provider.stamp(node, s.rollHash(), s.kubeletHash());
-            }
-            return outcome(step, s.adopted() ? "adopted " + node + " (stamped, not disrupted)" : "re-stamped " + node);
-        } else if (step instanceof Step.Taint) {
-            patcher.patch(node, n -> withTaints(n, true));
-            return outcome(step, "tainted " + node + " " + NodeMarks.UPDATE_TAINT + ":PreferNoSchedule");
-        } else if (step instanceof Step.Untaint) {
-            patcher.patch(node, n -> withTaints(n, false));
-            return outcome(step, "untainted " + node);
-        } else if (step instanceof Step.Cordon) {
-            patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
-                    : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
-            return outcome(step, "cordoned " + node);
-        } else if (step instanceof Step.Uncordon) {
-            Map<String, Object> annotations = new HashMap<>();
-            for (String key : List.of(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS, NodeMarks.IN_PLACE_STARTED_AT,
-                    NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT)) {
-                annotations.put(key, null);
-            }
-            patcher.patch(node, n -> Optional.of(Map.of("spec", mapOf("unschedulable", null), "metadata", Map.of("annotations", annotations))));
-            return outcome(step, "released " + node);
-        } else if (step instanceof Step.Drain) {
-            return drain(step, node);
-        } else if (step instanceof Step.Repair r) {
-            return repair(r);
-        } else if (step instanceof Step.ForceDeletePod f) {
-            Optional<Pod> pod = observer.evictablePods(node).stream().filter(p -> p.getMetadata().getName().equals(f.pod())).findFirst();
-            pod.ifPresent(p -> client.pods().inNamespace(p.getMetadata().getNamespace()).withName(f.pod()).delete());
-            return outcome(step, "force-deleted pod " + f.pod() + " on " + node + " (its budget refused every eviction)");
-        } else if (step instanceof Step.DeleteMachine d) {
-            provider.delete(d.pool(), node, d.replace(), d.rollHash(), d.kubeletHash());
-            return outcome(step, "deleted machine " + node + (d.replace() ? ", replacement requested" : ""));
-        } else if (step instanceof Step.CreateMachine c) {
-            provider.create(c.pool(), c.surgeFor(), c.rollHash(), c.kubeletHash());
-            return outcome(step, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
-        } else if (step instanceof Step.UpdateInPlace u) {
-            // Decided on the node as the API has it now, not as the cache had it: a repeated step
-            // must not restart the in-place clock.
-            String now = clock.instant().toString();
-            patcher.patch(node, n -> {
-                Map<String, Object> a = new HashMap<>();
-                if (!u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))) {
-                    a.put(NodeMarks.IN_PLACE_TARGET, u.rollHash().value());
-                    a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
-                } else if (annotation(n, NodeMarks.IN_PLACE_STARTED_AT) == null) {
-                    a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
-                }
-                return a.isEmpty() ? Optional.empty() : Optional.of(Map.of("metadata", Map.of("annotations", a)));
-            });
-            provider.updateInPlace(node, u.rollHash(), u.kubeletHash());
-            return outcome(step, "updating " + node + " in place");
-        } else if (step instanceof Step.RestartKubelet r) {
-            // Only the step that sets the mark (on the node as the API has it now) restarts the
-            // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
-            // A request made again replaces exactly the unanswered mark it was planned from.
-            String now = clock.instant().toString();
-            AtomicBoolean started = new AtomicBoolean();
-            patcher.patch(node, n -> {
-                started.set(ClusterObserver.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
-                return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
-                        : Optional.empty();
-            });
-            if (!started.get()) {
-                return Optional.empty();
-            }
-            provider.restartKubelet(node, r.kubeletHash());
-            return outcome(step, "restarting the kubelet on " + node);
-        } else if (step instanceof Step.Propagate p) {
-            patcher.patch(node, n -> propagate(n, p.labels(), p.annotations(), p.taints()));
-            return outcome(step, "propagated labels, annotations and taints to " + node);
-        } else if (step instanceof Step.LabelCandidate) {
-            patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.CANDIDATE_FOR_UPDATE, "true")))));
-            return outcome(step, "labelled " + node + " a candidate for update");
+        return step.accept(this);
+    }
+
+    @Override
+    public Optional<Outcome> stamp(Step.Stamp s) {
+        String node = s.target();
+        if (observer.node(node).isPresent()) {
+            patchAnnotations(node, NodeMarks.hashes(s.rollHash(), s.kubeletHash()));
         } else {
+            provider.stamp(node, s.rollHash(), s.kubeletHash());
+        }
+        return outcome(s, s.adopted() ? "adopted " + node + " (stamped, not disrupted)" : "re-stamped " + node);
+    }
+
+    @Override
+    public Optional<Outcome> taint(Step.Taint step) {
+        String node = step.target();
+        patcher.patch(node, n -> withTaints(n, true));
+        return outcome(step, "tainted " + node + " " + NodeMarks.UPDATE_TAINT + ":" + NodeMarks.UPDATE_TAINT_EFFECT);
+    }
+
+    @Override
+    public Optional<Outcome> untaint(Step.Untaint step) {
+        String node = step.target();
+        patcher.patch(node, n -> withTaints(n, false));
+        return outcome(step, "untainted " + node);
+    }
+
+    @Override
+    public Optional<Outcome> cordon(Step.Cordon step) {
+        String node = step.target();
+        patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
+                : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
+        return outcome(step, "cordoned " + node);
+    }
+
+    @Override
+    public Optional<Outcome> uncordon(Step.Uncordon step) {
+        String node = step.target();
+        Map<String, Object> annotations = new HashMap<>();
+        for (String key : List.of(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS, NodeMarks.IN_PLACE_STARTED_AT,
+                NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT)) {
+            annotations.put(key, null);
+        }
+        patcher.patch(node, n -> Optional.of(Map.of("spec", mapOf("unschedulable", null), "metadata", Map.of("annotations", annotations))));
+        return outcome(step, "released " + node);
+    }
+
+    @Override
+    public Optional<Outcome> drain(Step.Drain step) {
+        return drain(step, step.target());
+    }
+
+    @Override
+    public Optional<Outcome> forceDeletePod(Step.ForceDeletePod f) {
+        String node = f.target();
+        Optional<Pod> pod = observer.evictablePods(node).stream().filter(p -> p.getMetadata().getName().equals(f.pod())).findFirst();
+        pod.ifPresent(p -> client.pods().inNamespace(p.getMetadata().getNamespace()).withName(f.pod()).delete());
+        // The pod is gone: its refusals no longer block the drain (as the simulator has it), and a
+        // repeat of this step from a stale view finds nothing to delete.
+        patcher.patch(node, n -> {
+            Map<String, EvictionAttempt> attempts = NodeMarks.evictionAttempts(annotation(n, NodeMarks.EVICTION_ATTEMPTS));
+            return attempts.remove(f.pod()) == null ? Optional.empty() : Optional.of(Map.of("metadata",
+                    Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, NodeMarks.evictionAttempts(attempts)))));
+        });
+        return outcome(f, "force-deleted pod " + f.pod() + " on " + node + " (its budget refused every eviction)");
+    }
+
+    @Override
+    public Optional<Outcome> deleteMachine(Step.DeleteMachine d) {
+        String node = d.target();
+        provider.delete(d.pool(), node, d.replace(), d.rollHash(), d.kubeletHash());
+        return outcome(d, "deleted machine " + node + (d.replace() ? ", replacement requested" : ""));
+    }
+
+    @Override
+    public Optional<Outcome> createMachine(Step.CreateMachine c) {
+        provider.create(c.pool(), c.surgeFor(), c.rollHash(), c.kubeletHash());
+        return outcome(c, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
+    }
+
+    @Override
+    public Optional<Outcome> updateInPlace(Step.UpdateInPlace u) {
+        String node = u.target();
+        // Decided on the node as the API has it now, not as the cache had it: a repeated step
+        // must not restart the in-place clock.
+        String now = NodeMarks.instant(clock.instant());
+        patcher.patch(node, n -> {
+            Map<String, Object> a = new HashMap<>();
+            if (!u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))) {
+                a.put(NodeMarks.IN_PLACE_TARGET, u.rollHash().value());
+                a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
+            } else if (annotation(n, NodeMarks.IN_PLACE_STARTED_AT) == null) {
+                a.put(NodeMarks.IN_PLACE_STARTED_AT, now);
+            }
+            return a.isEmpty() ? Optional.empty() : Optional.of(Map.of("metadata", Map.of("annotations", a)));
+        });
+        provider.updateInPlace(node, u.rollHash(), u.kubeletHash());
+        return outcome(u, "updating " + node + " in place");
+    }
+
+    @Override
+    public Optional<Outcome> restartKubelet(Step.RestartKubelet r) {
+        String node = r.target();
+        // Only the step that sets the mark (on the node as the API has it now) restarts the
+        // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
+        // A request made again replaces exactly the unanswered mark it was planned from.
+        String now = NodeMarks.instant(clock.instant());
+        AtomicBoolean started = new AtomicBoolean();
+        patcher.patch(node, n -> {
+            started.set(NodeMarks.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
+            return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
+                    : Optional.empty();
+        });
+        if (!started.get()) {
             return Optional.empty();
         }
+        provider.restartKubelet(node, r.kubeletHash());
+        return outcome(r, "restarting the kubelet on " + node);
+    }
+
+    @Override
+    public Optional<Outcome> propagate(Step.Propagate p) {
+        String node = p.target();
+        patcher.patch(node, n -> propagate(n, p.labels(), p.annotations(), p.taints()));
+        return outcome(p, "propagated labels, annotations and taints to " + node);
+    }
+
+    @Override
+    public Optional<Outcome> labelCandidate(Step.LabelCandidate step) {
+        String node = step.target();
+        patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.CANDIDATE_FOR_UPDATE, "true")))));
+        return outcome(step, "labelled " + node + " a candidate for update");
+    }
+
+    /** The Reconciler validates (it keeps the streak); nothing is done to the cluster. */
+    @Override
+    public Optional<Outcome> validate(Step.Validate step) {
+        return Optional.empty();
     }
 
     /**
      * Starts a repair: the Event naming the condition (once, by the step that sets the drain mark),
      * the cordon and the first drain pass.
      */
-    private Optional<Outcome> repair(Step.Repair r) {
+    @Override
+    public Optional<Outcome> repair(Step.Repair r) {
         String node = r.target();
         Optional<Node> cached = observer.node(node);
         if (cached.isEmpty()) {
@@ -192,17 +250,8 @@ public final class StepExecutor {
         return m;
     }
 
-    private static String annotation(Node n, String key) {
-        return n.getMetadata().getAnnotations() == null ? null : n.getMetadata().getAnnotations().get(key);
-    }
-
-    private void patchAnnotations(String node, Map<String, Object> annotations) {
+    private void patchAnnotations(String node, Map<String, ?> annotations) {
         patcher.patch(node, n -> Optional.of(Map.of("metadata", Map.of("annotations", annotations))));
-    }
-
-    private static Map<String, Object> hashes(StampedHash roll, StampedHash kubelet) {
-        return Map.of(NodeMarks.ROLL_HASH, roll.value(), NodeMarks.ROLL_HASH_VERSION, Integer.toString(roll.version()),
-                NodeMarks.KUBELET_HASH, kubelet.value(), NodeMarks.KUBELET_HASH_VERSION, Integer.toString(kubelet.version()));
     }
 
     /** The node's taints with Nightshift's update taint added or removed; everyone else's kept. */
@@ -220,7 +269,7 @@ public final class StepExecutor {
             return Optional.empty();
         }
         if (add) {
-            taints.add(taint(NodeMarks.UPDATE_TAINT, "true", "PreferNoSchedule"));
+            taints.add(taint(NodeMarks.UPDATE_TAINT, NodeMarks.UPDATE_TAINT_VALUE, NodeMarks.UPDATE_TAINT_EFFECT));
         }
         return Optional.of(Map.of("spec", Map.of("taints", taints)));
     }
@@ -242,22 +291,22 @@ public final class StepExecutor {
      */
     private static Optional<Map<String, Object>> propagate(Node n, Map<String, String> labels, Map<String, String> wantedAnnotations,
                                                            List<Taint> wantedTaints) {
-        Map<String, String> annotations = Optional.ofNullable(n.getMetadata().getAnnotations()).orElse(Map.of());
+        Map<String, String> annotations = NodeMarks.annotations(n);
         Map<String, String> copied = new TreeMap<>(wantedAnnotations);
         copied.keySet().removeIf(WorkerPoolSpec::controlAnnotation);
         Map<String, Object> annotationPatch = new HashMap<>(copied);
-        for (String previouslyManaged : ClusterObserver.managedAnnotationKeys(annotations)) {
+        for (String previouslyManaged : NodeMarks.managedAnnotationKeys(annotations)) {
             if (!copied.containsKey(previouslyManaged)) {
                 annotationPatch.put(previouslyManaged, null);
             }
         }
         Map<String, Object> labelPatch = new HashMap<>(labels);
-        for (String previouslyManaged : ClusterObserver.list(annotations.get(NodeMarks.MANAGED_LABELS))) {
+        for (String previouslyManaged : NodeMarks.managedLabelKeys(annotations)) {
             if (!labels.containsKey(previouslyManaged)) {
                 labelPatch.put(previouslyManaged, null);
             }
         }
-        List<Taint> previous = ClusterObserver.taints(annotations.get(NodeMarks.MANAGED_TAINTS));
+        List<Taint> previous = NodeMarks.managedTaints(annotations);
         List<Map<String, Object>> taints = new ArrayList<>();
         for (io.fabric8.kubernetes.api.model.Taint t : NodeMarks.taints(n)) {
             boolean ours = previous.stream().anyMatch(p -> p.key().equals(t.getKey()) && p.effect().name().equals(t.getEffect()))
@@ -269,15 +318,11 @@ public final class StepExecutor {
         for (Taint t : wantedTaints) {
             taints.add(taint(t.key(), t.value(), t.effect().name()));
         }
-        try {
-            annotationPatch.put(NodeMarks.MANAGED_LABELS, JSON.writeValueAsString(labels.keySet().stream().sorted().toList()));
-            annotationPatch.put(NodeMarks.MANAGED_TAINTS, JSON.writeValueAsString(wantedTaints.stream().map(Taint::toString).toList()));
-            annotationPatch.put(NodeMarks.MANAGED_ANNOTATIONS, JSON.writeValueAsString(List.copyOf(copied.keySet())));
-            return Optional.of(Map.of("metadata", Map.of("labels", labelPatch, "annotations", annotationPatch),
-                    "spec", Map.of("taints", taints)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        annotationPatch.put(NodeMarks.MANAGED_LABELS, NodeMarks.managedLabels(labels.keySet()));
+        annotationPatch.put(NodeMarks.MANAGED_TAINTS, NodeMarks.managedTaints(wantedTaints));
+        annotationPatch.put(NodeMarks.MANAGED_ANNOTATIONS, NodeMarks.managedAnnotations(copied.keySet()));
+        return Optional.of(Map.of("metadata", Map.of("labels", labelPatch, "annotations", annotationPatch),
+                "spec", Map.of("taints", taints)));
     }
 
     /**
@@ -293,7 +338,7 @@ public final class StepExecutor {
         // The marks are computed from the node as the API has it now: the cache may not show our
         // last write yet, and a repeated step must neither restart the drain clock nor lose counts.
         Instant now = clock.instant();
-        String started = now.toString();
+        String started = NodeMarks.instant(now);
         AtomicReference<Node> current = new AtomicReference<>();
         boolean exists = patcher.patch(node, n -> {
             current.set(n);
@@ -303,11 +348,11 @@ public final class StepExecutor {
         if (!exists || current.get() == null) {
             return Optional.empty();
         }
-        Map<String, Map<String, Object>> refusedBefore = attempts(annotation(current.get(), NodeMarks.EVICTION_ATTEMPTS));
+        Map<String, EvictionAttempt> refusedBefore = NodeMarks.evictionAttempts(annotation(current.get(), NodeMarks.EVICTION_ATTEMPTS));
         List<String> evictedPods = new ArrayList<>();
         Map<String, String> blockedBy = new LinkedHashMap<>();
         Map<String, String> namespaces = new HashMap<>();
-        Map<String, String> refusedAt = new HashMap<>();
+        Map<String, Instant> refusedAt = new HashMap<>();
         int failed = 0;
         int backedOff = 0;
         for (Pod pod : observer.evictablePods(node)) {
@@ -315,9 +360,8 @@ public final class StepExecutor {
                 continue;
             }
             String name = pod.getMetadata().getName();
-            Map<String, Object> refused = refusedBefore.get(name);
-            if (refused != null && !EvictionBackoff.due(((Number) refused.getOrDefault("attempts", 0)).intValue(),
-                    ClusterObserver.instant(Objects.toString(refused.get(REFUSED_AT), null)), now)) {
+            EvictionAttempt refused = refusedBefore.get(name);
+            if (refused != null && !EvictionBackoff.due(refused.attempts(), refused.refusedAt(), now)) {
                 backedOff++;
                 continue;
             }
@@ -328,7 +372,7 @@ public final class StepExecutor {
             } else if (result instanceof EvictionResult.BlockedByBudget b) {
                 blockedBy.put(name, b.budget());
                 // Taken once the answer is in: the backoff runs from the refusal, not from the request.
-                refusedAt.put(name, clock.instant().toString());
+                refusedAt.put(name, clock.instant());
             } else if (result instanceof EvictionResult.Retry r) {
                 failed++;
                 LOG.info("eviction of {} on {} will be retried: {} {}", name, node, r.status(), r.message());
@@ -342,24 +386,17 @@ public final class StepExecutor {
         AtomicReference<Map<String, Integer>> counts = new AtomicReference<>(Map.of());
         patcher.patch(node, n -> {
             String before = annotation(n, NodeMarks.EVICTION_ATTEMPTS);
-            Map<String, Map<String, Object>> attempts = attempts(before);
+            Map<String, EvictionAttempt> attempts = NodeMarks.evictionAttempts(before);
             evictedPods.forEach(attempts::remove);
             Map<String, Integer> counted = new HashMap<>();
             blockedBy.forEach((pod, budget) -> {
-                Map<String, Object> entry = attempts.computeIfAbsent(pod, k -> new HashMap<>());
-                int count = ((Number) entry.getOrDefault("attempts", 0)).intValue() + 1;
-                entry.put("attempts", count);
-                entry.put("pdb", budget);
-                entry.put(REFUSED_AT, refusedAt.get(pod));
-                counted.put(pod, count);
+                EvictionAttempt entry = attempts.getOrDefault(pod, new EvictionAttempt(budget, 0, Optional.empty()))
+                        .refusedAgain(budget, refusedAt.get(pod));
+                attempts.put(pod, entry);
+                counted.put(pod, entry.attempts());
             });
             counts.set(counted);
-            String after;
-            try {
-                after = attempts.isEmpty() ? null : JSON.writeValueAsString(attempts);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
+            String after = NodeMarks.evictionAttempts(attempts);
             return Objects.equals(before, after) ? Optional.empty()
                     : Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, after))));
         });
@@ -373,16 +410,5 @@ public final class StepExecutor {
         });
         return Optional.of(new Outcome(step, "draining " + node + ": " + evictedPods.size() + " pod(s) evicted"
                 + (blocked.isEmpty() ? "" : ", blocked: " + blocked), new Evictions(evictedPods.size(), blocked.size(), failed)));
-    }
-
-    private static Map<String, Map<String, Object>> attempts(String json) {
-        if (json == null || json.isBlank()) {
-            return new HashMap<>();
-        }
-        try {
-            return JSON.readValue(json, new TypeReference<HashMap<String, Map<String, Object>>>() { });
-        } catch (Exception e) {
-            return new HashMap<>();
-        }
     }
 }

@@ -7,10 +7,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Random;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,7 +16,6 @@ import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
-import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.Node;
@@ -37,40 +32,25 @@ class PropagateAnnotationsIT {
     private static final StampedHash ROLL = new StampedHash(1, "a".repeat(32));
     private static final StampedHash KUBELET = new StampedHash(1, "b".repeat(32));
 
+    private KubeSeam seam;
     private EmbeddedKubernetes kube;
-    private ScheduledExecutorService cloud;
-    private ClusterObserver observer;
-    private Evictor evictor;
-    private StepExecutor executor;
 
     @BeforeEach
     void start() throws Exception {
-        kube = EmbeddedKubernetes.start();
-        cloud = Executors.newSingleThreadScheduledExecutor();
-        SimulatedMachineProvider provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(1),
-                pool -> false, SimulatedMachineProvider.Behaviour.fast());
-        provider.seed("web", "web-1", Optional.of(ROLL), Optional.of(KUBELET));
-        kube.client().nodes().withName("web-1").edit(n -> {
-            n.getMetadata().getAnnotations().put(FOREIGN, "ops");
-            return n;
-        });
-        observer = new ClusterObserver(kube.client(), "nightshift-system", provider, () -> { });
-        observer.start();
-        evictor = new Evictor(kube.client().getConfiguration());
-        executor = new StepExecutor(kube.client(), evictor, observer, provider, Clock.systemUTC());
+        seam = new KubeSeam(Clock.systemUTC(), SimulatedMachineProvider.Behaviour.fast(), ROLL, KUBELET);
+        kube = seam.kube;
+        seam.edit(n -> n.getMetadata().getAnnotations().put(FOREIGN, "ops"));
+        seam.startObserving();
         kube.clearRequests();
     }
 
     @AfterEach
     void stop() {
-        observer.close();
-        evictor.close();
-        cloud.shutdownNow();
-        kube.close();
+        seam.close();
     }
 
     private void propagate(Map<String, String> annotations) {
-        executor.execute(new Step.Propagate("web-1", "web", Map.of(NodeMarks.POOL, "web"), annotations, List.of()));
+        seam.executor.execute(new Step.Propagate("web-1", "web", Map.of(NodeMarks.POOL, "web"), annotations, List.of()));
     }
 
     private Map<String, String> annotations() {
@@ -78,8 +58,7 @@ class PropagateAnnotationsIT {
     }
 
     private ObservedNode observed() {
-        return observer.observe(MaintenanceState.OPEN, true, java.util.Set.of("web")).nodes().stream()
-                .filter(n -> n.name().equals("web-1")).findFirst().orElseThrow();
+        return seam.observedNode();
     }
 
     private List<RecordedRequest> nodeWrites() {

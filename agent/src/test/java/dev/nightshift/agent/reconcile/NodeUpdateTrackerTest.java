@@ -3,7 +3,6 @@ package dev.nightshift.agent.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -11,9 +10,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.nightshift.agent.TestClusters;
 import dev.nightshift.spec.hash.StampedHash;
-import dev.nightshift.spec.load.LoadResult;
-import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
@@ -30,31 +28,10 @@ class NodeUpdateTrackerTest {
 
     private static final Instant T0 = Instant.parse("2026-11-23T10:00:00Z");
     private static final StampedHash OLD = new StampedHash(1, "0".repeat(32));
-    private static final DesiredCluster DESIRED = desired();
+    private static final DesiredCluster DESIRED = TestClusters.oneWebPool();
 
     private final NodeUpdateTracker tracker = new NodeUpdateTracker();
     private final DesiredPool web = DESIRED.pools().get(0);
-
-    private static DesiredCluster desired() {
-        String yaml = """
-                apiVersion: nightshift.dev/v1alpha1
-                kind: Cluster
-                metadata: {name: c}
-                spec:
-                  kubernetes: {version: "1.31.4"}
-                ---
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: c}
-                spec:
-                  minimum: 1
-                  maximum: 3
-                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
-                """;
-        LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.getBytes(StandardCharsets.UTF_8)));
-        assertThat(loaded.errors()).isEmpty();
-        return DesiredCluster.of(loaded.specs(), "c", 1);
-    }
 
     private ObservedNode drainedOutdated(String name) {
         return ObservedNode.ready(name, "web", T0.minusSeconds(3600)).toBuilder().rollHash(OLD).kubeletHash(web.kubeletHash())

@@ -13,6 +13,10 @@ import dev.nightshift.spec.model.Taint;
  * effect is already there changes nothing, so a plan can be re-run after a crash. Every step
  * carries the pool it acts in, set by the planner, so nothing maps a step to its pool by the
  * name of its node (which a cloud chooses).
+ *
+ * <p>Whatever carries steps out (the agent's executor against a cluster, the simulator against its
+ * model) is a {@link Handler}: one method per step type, so an interpreter that misses a step type
+ * does not compile. Java 17 has no exhaustive pattern switch; {@link #accept} is the double dispatch.
  */
 public sealed interface Step {
 
@@ -22,26 +26,95 @@ public sealed interface Step {
     /** The pool the step acts in. */
     String pool();
 
+    /** Hands this step to the handler's method for its type. */
+    <R> R accept(Handler<R> handler);
+
+    /**
+     * An interpreter of steps: one method per step type. Adding a step type adds a method here,
+     * and every interpreter stops compiling until it says what the step does.
+     */
+    interface Handler<R> {
+        R stamp(Stamp step);
+
+        R taint(Taint step);
+
+        R untaint(Untaint step);
+
+        R cordon(Cordon step);
+
+        R uncordon(Uncordon step);
+
+        R drain(Drain step);
+
+        R repair(Repair step);
+
+        R forceDeletePod(ForceDeletePod step);
+
+        R deleteMachine(DeleteMachine step);
+
+        R createMachine(CreateMachine step);
+
+        R updateInPlace(UpdateInPlace step);
+
+        R restartKubelet(RestartKubelet step);
+
+        R propagate(Propagate step);
+
+        R labelCandidate(LabelCandidate step);
+
+        R validate(Validate step);
+    }
+
     /** Stamp an unstamped node (adoption) or one stamped by an older hash version (re-stamp): never disrupts it. */
     record Stamp(String target, String pool, StampedHash rollHash, StampedHash kubeletHash, boolean adopted) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.stamp(this);
+        }
     }
 
     /** Put Nightshift's PreferNoSchedule taint on a node selected for update, so new pods avoid it. */
     record Taint(String target, String pool) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.taint(this);
+        }
     }
 
     record Untaint(String target, String pool) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.untaint(this);
+        }
     }
 
     record Cordon(String target, String pool) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.cordon(this);
+        }
     }
 
     /** Lift Nightshift's cordon and forget its drain or in-place start. */
     record Uncordon(String target, String pool) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.uncordon(this);
+        }
     }
 
     /** Start or continue draining: evict every pod not owned by a DaemonSet and not a mirror pod. */
     record Drain(String target, String pool) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.drain(this);
+        }
     }
 
     /**
@@ -54,10 +127,20 @@ public sealed interface Step {
      * @param since     when it became unhealthy
      */
     record Repair(String target, String pool, String condition, Instant since) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.repair(this);
+        }
     }
 
     /** Delete a pod whose eviction a budget kept refusing (onEvictionBlocked: ForceDelete). */
     record ForceDeletePod(String target, String pool, String pod) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.forceDeletePod(this);
+        }
     }
 
     /**
@@ -66,10 +149,20 @@ public sealed interface Step {
      * lowering its size), so the pool's size survives a crash between the two.
      */
     record DeleteMachine(String target, String pool, boolean replace, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.deleteMachine(this);
+        }
     }
 
     /** Create a surge machine that takes {@code surgeFor}'s place once it is available. */
     record CreateMachine(String target, String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.createMachine(this);
+        }
     }
 
     /**
@@ -79,6 +172,11 @@ public sealed interface Step {
      * to it runs.
      */
     record UpdateInPlace(String target, String pool, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.updateInPlace(this);
+        }
     }
 
     /**
@@ -94,6 +192,11 @@ public sealed interface Step {
         public RestartKubelet(String target, String pool, StampedHash kubeletHash) {
             this(target, pool, kubeletHash, Optional.empty());
         }
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.restartKubelet(this);
+        }
     }
 
     /**
@@ -102,15 +205,26 @@ public sealed interface Step {
      */
     record Propagate(String target, String pool, Map<String, String> labels, Map<String, String> annotations,
                      List<dev.nightshift.spec.model.Taint> taints) implements Step {
+
         public Propagate {
             labels = Map.copyOf(labels);
             annotations = Map.copyOf(annotations);
             taints = List.copyOf(taints);
         }
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.propagate(this);
+        }
     }
 
     /** Mark an outdated node {@code node.nightshift.dev/candidate-for-update=true} for the user to select. */
     record LabelCandidate(String target, String pool) implements Step {
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.labelCandidate(this);
+        }
     }
 
     /** Check the pool's nodes and the control plane and record the result in the pool's streak. */
@@ -120,6 +234,11 @@ public sealed interface Step {
         @Override
         public String target() {
             return pool;
+        }
+
+        @Override
+        public <R> R accept(Handler<R> handler) {
+            return handler.validate(this);
         }
     }
 }

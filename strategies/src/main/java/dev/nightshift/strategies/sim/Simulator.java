@@ -38,7 +38,9 @@ import dev.nightshift.strategies.plan.Step;
  * provider and cluster, and the real planner asked again after every change. The planner is
  * stateless, so a crash is simulated by executing only part of a plan and asking again. The
  * status record evolves by the agent's own rules ({@link ValidationStreak}), and peaks and
- * violations are measured with the planner's accounting ({@link PoolAccount}).
+ * violations are measured with the planner's accounting ({@link PoolAccount}). The simulated
+ * cluster carries steps out as a {@link Step.Handler}, the contract the agent's executor keeps too;
+ * {@link #step} shows what one step does, for the test that compares the two.
  */
 public final class Simulator {
 
@@ -55,6 +57,19 @@ public final class Simulator {
         return new Run(setup).execute();
     }
 
+    /**
+     * What one step does to the simulated cluster at once, before any of the delays it starts has
+     * run: the nodes after the step, as the planner would observe them. It is the simulator's side
+     * of the contract that the agent's executor keeps too; the faults of {@code setup} apply.
+     *
+     * @param start the pool's nodes before the step
+     */
+    public List<ObservedNode> step(SimulationSetup setup, List<ObservedNode> start, Instant now, Step step) {
+        Run run = new Run(setup, start, now);
+        run.apply(step);
+        return run.observed().nodes();
+    }
+
     private enum EventKind { READY, DRAINED, EVICTION_RETRY, IN_PLACE_DONE, KUBELET_DONE, UNHEALTHY }
 
     /** The condition the unhealthy fault sets: one of the default nodeConditions. */
@@ -68,7 +83,7 @@ public final class Simulator {
         }
     }
 
-    private final class Run {
+    private final class Run implements Step.Handler<Void> {
         private final SimulationSetup setup;
         private final DesiredPool pool;
         private final DesiredCluster desired;
@@ -93,12 +108,20 @@ public final class Simulator {
         private int peakUnavailable;
         private Plan lastPlan;
 
-        Run(SimulationSetup setup) {
+        /** A run from the given nodes at the given instant, its pool's status new. */
+        Run(SimulationSetup setup, List<ObservedNode> start, Instant now) {
             this.setup = setup;
             this.desired = setup.desired();
             this.pool = desired.pools().stream().filter(p -> p.name().equals(setup.pool())).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("no pool " + setup.pool()));
             this.random = new Random(setup.seed());
+            this.now = now;
+            start.forEach(this::update);
+        }
+
+        /** A run from {@code setup.nodes()} outdated nodes at {@link #START}. */
+        Run(SimulationSetup setup) {
+            this(setup, List.of(), START);
             StampedHash oldRoll = new StampedHash(pool.rollHash().version(), "0".repeat(32));
             StampedHash oldKubelet = new StampedHash(pool.kubeletHash().version(), "0".repeat(32));
             for (int i = 1; i <= setup.nodes(); i++) {
@@ -223,114 +246,196 @@ public final class Simulator {
         // ---- the simulated provider and cluster --------------------------------------------
 
         private void apply(Step step) {
-            String name = step.target();
-            ObservedNode node = nodes.get(name);
             // The agent's own rules: a deletion or a started batch makes the next batch wait for fresh validations.
             status = ValidationStreak.afterStep(status, step, now);
-            if (step instanceof Step.Stamp s) {
-                update(node.toBuilder().rollHash(s.rollHash()).kubeletHash(s.kubeletHash()).build());
-            } else if (step instanceof Step.Taint t) {
-                if (node != null && !node.updateTainted()) {
-                    update(node.toBuilder().updateTainted(true).build());
-                    record(name, "TAINT");
+            step.accept(this);
+        }
+
+        @Override
+        public Void stamp(Step.Stamp s) {
+            update(nodes.get(s.target()).toBuilder().rollHash(s.rollHash()).kubeletHash(s.kubeletHash()).build());
+            return null;
+        }
+
+        @Override
+        public Void taint(Step.Taint t) {
+            String name = t.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null && !node.updateTainted()) {
+                update(node.toBuilder().updateTainted(true).build());
+                record(name, "TAINT");
+            }
+            return null;
+        }
+
+        @Override
+        public Void untaint(Step.Untaint t) {
+            String name = t.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null && node.updateTainted()) {
+                update(node.toBuilder().updateTainted(false).build());
+                record(name, "UNTAINT");
+            }
+            return null;
+        }
+
+        @Override
+        public Void cordon(Step.Cordon c) {
+            String name = c.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null && !node.cordoned()) {
+                update(node.toBuilder().cordoned(true).build());
+                record(name, "CORDON");
+            }
+            return null;
+        }
+
+        @Override
+        public Void uncordon(Step.Uncordon u) {
+            String name = u.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null) {
+                if (node.cordoned()) {
+                    record(name, "UNCORDON");
                 }
-            } else if (step instanceof Step.Untaint t) {
-                if (node != null && node.updateTainted()) {
-                    update(node.toBuilder().updateTainted(false).build());
-                    record(name, "UNTAINT");
-                }
-            } else if (step instanceof Step.Cordon c) {
-                if (node != null && !node.cordoned()) {
-                    update(node.toBuilder().cordoned(true).build());
-                    record(name, "CORDON");
-                }
-            } else if (step instanceof Step.Uncordon u) {
-                if (node != null) {
-                    if (node.cordoned()) {
-                        record(name, "UNCORDON");
-                    }
-                    update(node.toBuilder().cordoned(false).drainStartedAt(null).drained(false).inPlaceStartedAt(null)
-                            .kubeletRestartAt(null).blockedEvictions(List.of()).build());
-                }
-            } else if (step instanceof Step.Repair r) {
-                if (node != null && !node.draining()) {
-                    record(name, "REPAIR");
-                    apply(new Step.Cordon(name, r.pool()));
-                    apply(new Step.Drain(name, r.pool()));
-                }
-            } else if (step instanceof Step.Drain d) {
-                if (node != null && !node.draining()) {
-                    List<BlockedEviction> blocked = random.nextDouble() < setup.faults().pdbBlocked()
-                            // The drain's first request was refused: one attempt, as the agent counts it.
-                            ? List.of(new BlockedEviction(name + "-pod", pool.name() + "-pdb", 1)) : List.of();
-                    update(node.toBuilder().drainStartedAt(now).blockedEvictions(blocked).build());
-                    record(name, "DRAIN");
-                    schedule(setup.drain(), EventKind.DRAINED, name);
-                    if (!blocked.isEmpty()) {
-                        schedule(EvictionBackoff.after(1), EventKind.EVICTION_RETRY, name);
-                    }
-                }
-            } else if (step instanceof Step.ForceDeletePod f) {
-                if (node != null) {
-                    List<BlockedEviction> left = node.blockedEvictions().stream().filter(b -> !b.pod().equals(f.pod())).toList();
-                    update(node.toBuilder().blockedEvictions(left)
-                            .drained(left.isEmpty() && drainTimeElapsed.contains(name)).build());
-                }
-            } else if (step instanceof Step.DeleteMachine d) {
-                if (node != null) {
-                    nodes.remove(name);
-                    drainTimeElapsed.remove(name);
-                    faultSlots.remove(name);
-                    record(name, "DELETE");
-                    if (!node.conditions().isEmpty()) {
-                        nodes.values().stream().filter(n -> n.surgeFor().equals(Optional.of(name)) && !n.ready())
-                                .forEach(n -> faultSlots.add(n.name()));
-                    }
-                    if (d.replace()) {
-                        String replacement = create(null, d.rollHash(), d.kubeletHash());
-                        if (!node.conditions().isEmpty()) {
-                            faultSlots.add(replacement);
-                        }
-                    }
-                }
-            } else if (step instanceof Step.CreateMachine c) {
-                boolean partnerHasOne = nodes.values().stream().anyMatch(n -> n.surgeFor().equals(Optional.of(c.surgeFor())));
-                if (!partnerHasOne) {
-                    create(c.surgeFor(), c.rollHash(), c.kubeletHash());
-                }
-            } else if (step instanceof Step.UpdateInPlace u) {
-                // A node that finished an update (Ready again) may be asked for another: the target moved.
-                if (node != null && (!node.updatingInPlace() || node.ready())) {
-                    update(node.toBuilder().inPlaceStartedAt(now).readySince(null).build());
-                    record(name, "UPDATE_IN_PLACE");
-                    schedule(jittered(setup.create()), EventKind.IN_PLACE_DONE, name);
-                }
-            } else if (step instanceof Step.RestartKubelet r) {
-                if (node != null && node.kubeletRestartAt().equals(r.unansweredSince())) {
-                    update(node.toBuilder().kubeletRestartAt(now).build());
-                    record(name, "RESTART_KUBELET");
-                    schedule(setup.kubeletRestart(), EventKind.KUBELET_DONE, name);
-                }
-            } else if (step instanceof Step.Propagate p) {
-                if (node != null) {
-                    update(node.toBuilder().managedLabels(p.labels()).managedTaints(p.taints())
-                            .managedAnnotations(p.annotations()).build());
-                    record(name, "PROPAGATE");
-                }
-            } else if (step instanceof Step.LabelCandidate l) {
-                if (node != null && !node.candidateForUpdate()) {
-                    // The simulated user selects every candidate at once.
-                    update(node.toBuilder().candidateForUpdate(true).selectedForUpdate(true).build());
-                    record(name, "LABEL_CANDIDATE");
-                }
-            } else if (step instanceof Step.Validate v) {
-                ValidationStreak.Check check = ValidationStreak.validate(status, RolloutPlanner.healthy(pool, observed(), now),
-                        lastValidation, ValidationStreak.DEFAULT_INTERVAL, now);
-                status = check.status();
-                if (check.counted()) {
-                    lastValidation = Optional.of(now);
+                update(node.toBuilder().cordoned(false).drainStartedAt(null).drained(false).inPlaceStartedAt(null)
+                        .kubeletRestartAt(null).blockedEvictions(List.of()).build());
+            }
+            return null;
+        }
+
+        @Override
+        public Void repair(Step.Repair r) {
+            String name = r.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null && !node.draining()) {
+                record(name, "REPAIR");
+                apply(new Step.Cordon(name, r.pool()));
+                apply(new Step.Drain(name, r.pool()));
+            }
+            return null;
+        }
+
+        @Override
+        public Void drain(Step.Drain d) {
+            String name = d.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null && !node.draining()) {
+                List<BlockedEviction> blocked = random.nextDouble() < setup.faults().pdbBlocked()
+                        // The drain's first request was refused: one attempt, as the agent counts it.
+                        ? List.of(new BlockedEviction(name + "-pod", pool.name() + "-pdb", 1)) : List.of();
+                update(node.toBuilder().drainStartedAt(now).blockedEvictions(blocked).build());
+                record(name, "DRAIN");
+                schedule(setup.drain(), EventKind.DRAINED, name);
+                if (!blocked.isEmpty()) {
+                    schedule(EvictionBackoff.after(1), EventKind.EVICTION_RETRY, name);
                 }
             }
+            return null;
+        }
+
+        @Override
+        public Void forceDeletePod(Step.ForceDeletePod f) {
+            String name = f.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null) {
+                List<BlockedEviction> left = node.blockedEvictions().stream().filter(b -> !b.pod().equals(f.pod())).toList();
+                update(node.toBuilder().blockedEvictions(left)
+                        .drained(left.isEmpty() && drainTimeElapsed.contains(name)).build());
+            }
+            return null;
+        }
+
+        @Override
+        public Void deleteMachine(Step.DeleteMachine d) {
+            String name = d.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null) {
+                nodes.remove(name);
+                drainTimeElapsed.remove(name);
+                faultSlots.remove(name);
+                record(name, "DELETE");
+                if (!node.conditions().isEmpty()) {
+                    nodes.values().stream().filter(n -> n.surgeFor().equals(Optional.of(name)) && !n.ready())
+                            .forEach(n -> faultSlots.add(n.name()));
+                }
+                if (d.replace()) {
+                    String replacement = create(null, d.rollHash(), d.kubeletHash());
+                    if (!node.conditions().isEmpty()) {
+                        faultSlots.add(replacement);
+                    }
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public Void createMachine(Step.CreateMachine c) {
+            boolean partnerHasOne = nodes.values().stream().anyMatch(n -> n.surgeFor().equals(Optional.of(c.surgeFor())));
+            if (!partnerHasOne) {
+                create(c.surgeFor(), c.rollHash(), c.kubeletHash());
+            }
+            return null;
+        }
+
+        @Override
+        public Void updateInPlace(Step.UpdateInPlace u) {
+            String name = u.target();
+            ObservedNode node = nodes.get(name);
+            // A node that finished an update (Ready again) may be asked for another: the target moved.
+            if (node != null && (!node.updatingInPlace() || node.ready())) {
+                update(node.toBuilder().inPlaceStartedAt(now).readySince(null).build());
+                record(name, "UPDATE_IN_PLACE");
+                schedule(jittered(setup.create()), EventKind.IN_PLACE_DONE, name);
+            }
+            return null;
+        }
+
+        @Override
+        public Void restartKubelet(Step.RestartKubelet r) {
+            String name = r.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null && node.kubeletRestartAt().equals(r.unansweredSince())) {
+                update(node.toBuilder().kubeletRestartAt(now).build());
+                record(name, "RESTART_KUBELET");
+                schedule(setup.kubeletRestart(), EventKind.KUBELET_DONE, name);
+            }
+            return null;
+        }
+
+        @Override
+        public Void propagate(Step.Propagate p) {
+            String name = p.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null) {
+                update(node.toBuilder().managedLabels(p.labels()).managedTaints(p.taints())
+                        .managedAnnotations(p.annotations()).build());
+                record(name, "PROPAGATE");
+            }
+            return null;
+        }
+
+        @Override
+        public Void labelCandidate(Step.LabelCandidate l) {
+            String name = l.target();
+            ObservedNode node = nodes.get(name);
+            if (node != null && !node.candidateForUpdate()) {
+                // The simulated user selects every candidate at once.
+                update(node.toBuilder().candidateForUpdate(true).selectedForUpdate(true).build());
+                record(name, "LABEL_CANDIDATE");
+            }
+            return null;
+        }
+
+        @Override
+        public Void validate(Step.Validate v) {
+            ValidationStreak.Check check = ValidationStreak.validate(status, RolloutPlanner.healthy(pool, observed(), now),
+                    lastValidation, ValidationStreak.DEFAULT_INTERVAL, now);
+            status = check.status();
+            if (check.counted()) {
+                lastValidation = Optional.of(now);
+            }
+            return null;
         }
 
         private String create(String surgeFor, StampedHash roll, StampedHash kubelet) {

@@ -31,7 +31,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * A cloud in a box: machines register as Ready Kubernetes nodes after a delay, in-place updates
  * and kubelet restarts apply after a delay, and failures can be injected. Used by the demo and the
  * end-to-end tests; it plays the part of the cloud, so it keeps its own state, separate from the
- * agent's (which keeps none).
+ * agent's (which keeps none). The marks it writes on the nodes (hashes, surge partner, in-place
+ * failure) are written through {@link NodeMarks}, as the agent's own.
  */
 public final class SimulatedMachineProvider implements MachineProvider {
 
@@ -109,14 +110,8 @@ public final class SimulatedMachineProvider implements MachineProvider {
     private Node node(String name, String pool, Optional<StampedHash> roll, Optional<StampedHash> kubelet,
                       Optional<String> surgeFor, boolean ready) {
         Map<String, String> annotations = new HashMap<>();
-        roll.ifPresent(h -> {
-            annotations.put(NodeMarks.ROLL_HASH, h.value());
-            annotations.put(NodeMarks.ROLL_HASH_VERSION, Integer.toString(h.version()));
-        });
-        kubelet.ifPresent(h -> {
-            annotations.put(NodeMarks.KUBELET_HASH, h.value());
-            annotations.put(NodeMarks.KUBELET_HASH_VERSION, Integer.toString(h.version()));
-        });
+        roll.ifPresent(h -> annotations.putAll(NodeMarks.rollHash(h)));
+        kubelet.ifPresent(h -> annotations.putAll(NodeMarks.kubeletHash(h)));
         surgeFor.ifPresent(s -> annotations.put(NodeMarks.SURGE_FOR, s));
         return new NodeBuilder()
                 .withNewMetadata().withName(name).addToLabels(NodeMarks.POOL, pool)
@@ -170,7 +165,7 @@ public final class SimulatedMachineProvider implements MachineProvider {
             if (fails) {
                 n.getMetadata().getAnnotations().put(NodeMarks.IN_PLACE_FAILED, "true");
             } else {
-                stamp(n, rollHash, kubeletHash);
+                n.getMetadata().getAnnotations().putAll(NodeMarks.hashes(rollHash, kubeletHash));
             }
             n.getStatus().setConditions(new ArrayList<>(List.of(readyCondition(true))));
             return n;
@@ -186,8 +181,7 @@ public final class SimulatedMachineProvider implements MachineProvider {
     @Override
     public void restartKubelet(String machine, StampedHash kubeletHash) {
         executor.schedule(() -> client.nodes().withName(machine).edit(n -> {
-            n.getMetadata().getAnnotations().put(NodeMarks.KUBELET_HASH, kubeletHash.value());
-            n.getMetadata().getAnnotations().put(NodeMarks.KUBELET_HASH_VERSION, Integer.toString(kubeletHash.version()));
+            n.getMetadata().getAnnotations().putAll(NodeMarks.kubeletHash(kubeletHash));
             return n;
         }), behaviour.restartDelay().toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -197,13 +191,5 @@ public final class SimulatedMachineProvider implements MachineProvider {
             n.getStatus().setConditions(new ArrayList<>(List.of(readyCondition(ready))));
             return n;
         });
-    }
-
-    private static void stamp(Node n, StampedHash rollHash, StampedHash kubeletHash) {
-        Map<String, String> a = n.getMetadata().getAnnotations();
-        a.put(NodeMarks.ROLL_HASH, rollHash.value());
-        a.put(NodeMarks.ROLL_HASH_VERSION, Integer.toString(rollHash.version()));
-        a.put(NodeMarks.KUBELET_HASH, kubeletHash.value());
-        a.put(NodeMarks.KUBELET_HASH_VERSION, Integer.toString(kubeletHash.version()));
     }
 }

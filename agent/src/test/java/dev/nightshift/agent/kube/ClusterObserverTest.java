@@ -1,0 +1,164 @@
+package dev.nightshift.agent.kube;
+
+import static dev.nightshift.agent.kube.KubeSeam.NODE;
+import static dev.nightshift.agent.kube.KubeSeam.POOL;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.spec.model.Taint;
+import dev.nightshift.spec.model.TaintEffect;
+import dev.nightshift.strategies.model.BlockedEviction;
+import dev.nightshift.strategies.model.ObservedNode;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+
+/** What the observer reads from the embedded API and the simulated cloud, one behaviour per test. */
+class ClusterObserverTest {
+
+    private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
+    private static final StampedHash OLD = new StampedHash(1, "0".repeat(32));
+    private static final StampedHash NEW = new StampedHash(1, "1".repeat(32));
+
+    @AutoClose
+    private final KubeSeam seam = new KubeSeam(Clock.fixed(NOW, ZoneOffset.UTC), KubeSeam.slowCloud(), OLD, OLD);
+
+    /** The seeded node once the observer's cache shows {@code until} of it. */
+    private ObservedNode observedOnce(java.util.function.Predicate<ObservedNode> until) throws Exception {
+        seam.startObserving();
+        await().until(() -> seam.observed().stream().anyMatch(n -> n.name().equals(NODE) && until.test(n)));
+        return seam.observedNode();
+    }
+
+    @Test
+    void everyMarkOnANodeIsReadIntoTheObservedNode() throws Exception {
+        seam.edit(n -> {
+            n.getSpec().setUnschedulable(true);
+            n.getMetadata().getLabels().putAll(Map.of("team", "web", NodeMarks.NEEDS_UPDATE, "true",
+                    NodeMarks.CANDIDATE_FOR_UPDATE, "true", NodeMarks.SELECTED_FOR_UPDATE, "true"));
+            Map<String, String> a = n.getMetadata().getAnnotations();
+            a.putAll(NodeMarks.hashes(NEW, OLD));
+            a.put(NodeMarks.SURGE_FOR, "web-0");
+            a.put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(60)));
+            a.put(NodeMarks.EVICTION_ATTEMPTS, NodeMarks.evictionAttempts(Map.of("db-0", new EvictionAttempt("db-pdb", 2, Optional.of(NOW)))));
+            a.put(NodeMarks.IN_PLACE_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(30)));
+            a.put(NodeMarks.IN_PLACE_FAILED, "true");
+            a.put(NodeMarks.KUBELET_RESTART_AT, NodeMarks.instant(NOW.minusSeconds(10)));
+            a.put(NodeMarks.MANAGED_LABELS, NodeMarks.managedLabels(List.of("team", "gone")));
+            a.put(NodeMarks.MANAGED_TAINTS, NodeMarks.managedTaints(List.of(new Taint("dedicated", "web", TaintEffect.NoSchedule))));
+            a.put("example.com/owner", "ops");
+            a.put(NodeMarks.MANAGED_ANNOTATIONS, NodeMarks.managedAnnotations(List.of("example.com/owner")));
+        });
+
+        ObservedNode n = observedOnce(ObservedNode::cordoned);
+
+        assertThat(n.pool()).isEqualTo(POOL);
+        assertThat(n.rollHash()).contains(NEW);
+        assertThat(n.kubeletHash()).contains(OLD);
+        assertThat(n.registered()).isTrue();
+        assertThat(n.ready()).isTrue();
+        assertThat(n.needsUpdate()).isTrue();
+        assertThat(n.candidateForUpdate()).isTrue();
+        assertThat(n.selectedForUpdate()).isTrue();
+        assertThat(n.surgeFor()).contains("web-0");
+        assertThat(n.drainStartedAt()).contains(NOW.minusSeconds(60));
+        assertThat(n.drained()).as("no pod is left on it").isTrue();
+        assertThat(n.blockedEvictions()).containsExactly(new BlockedEviction("db-0", "db-pdb", 2));
+        assertThat(n.inPlaceStartedAt()).contains(NOW.minusSeconds(30));
+        assertThat(n.inPlaceFailed()).isTrue();
+        assertThat(n.kubeletRestartAt()).contains(NOW.minusSeconds(10));
+        assertThat(n.managedLabels()).as("only the managed labels the node still carries").isEqualTo(Map.of("team", "web"));
+        assertThat(n.managedTaints()).containsExactly(new Taint("dedicated", "web", TaintEffect.NoSchedule));
+        assertThat(n.managedAnnotations()).isEqualTo(Map.of("example.com/owner", "ops"));
+    }
+
+    @Test
+    void marksSomeoneElseBrokeReadAsAbsentAndDoNotStopTheObserver() throws Exception {
+        seam.edit(n -> n.getMetadata().getAnnotations().putAll(Map.of(
+                NodeMarks.ROLL_HASH_VERSION, "latest", NodeMarks.DRAIN_STARTED_AT, "just now",
+                NodeMarks.EVICTION_ATTEMPTS, "{oops", NodeMarks.MANAGED_TAINTS, "[\"no-effect\"]",
+                NodeMarks.MANAGED_LABELS, "team")));
+
+        ObservedNode n = observedOnce(o -> o.rollHash().map(StampedHash::version).orElse(-1) == NodeMarks.UNKNOWN_HASH_VERSION);
+
+        assertThat(n.rollHash()).contains(new StampedHash(NodeMarks.UNKNOWN_HASH_VERSION, OLD.value()));
+        assertThat(n.draining()).isFalse();
+        assertThat(n.blockedEvictions()).isEmpty();
+        assertThat(n.managedTaints()).isEmpty();
+        assertThat(n.managedLabels()).isEmpty();
+    }
+
+    /** Pods on a node whose drain started, and whether the drain still waits for them. */
+    enum PodOnNode {
+        ORDINARY(p -> p, false),
+        DAEMON_SET(p -> new PodBuilder(p).editMetadata().addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet")
+                .withName("agent").withUid("u").endOwnerReference().endMetadata().build(), true),
+        MIRROR(p -> new PodBuilder(p).editMetadata().addToAnnotations("kubernetes.io/config.mirror", "abc").endMetadata().build(), true),
+        SUCCEEDED(p -> new PodBuilder(p).editStatus().withPhase("Succeeded").endStatus().build(), true),
+        FAILED(p -> new PodBuilder(p).editStatus().withPhase("Failed").endStatus().build(), true);
+
+        final UnaryOperator<Pod> shape;
+        final boolean drained;
+
+        PodOnNode(UnaryOperator<Pod> shape, boolean drained) {
+            this.shape = shape;
+            this.drained = drained;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(PodOnNode.class)
+    void aDrainIsFinishedOnceOnlyPodsADrainLeavesAreOnTheNode(PodOnNode kind) throws Exception {
+        Pod pod = new PodBuilder().withNewMetadata().withName("p-0").withNamespace("shop").endMetadata().withNewSpec()
+                .withNodeName(NODE).addNewContainer().withName("c").withImage("c").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build();
+        seam.kube.client().pods().inNamespace("shop").resource(kind.shape.apply(pod)).create();
+        seam.edit(n -> n.getMetadata().getAnnotations().put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW)));
+        seam.startObserving();
+
+        await().until(() -> seam.observer.evictablePods(NODE).size() == (kind.drained ? 0 : 1)
+                && seam.observedNode().draining());
+        assertThat(seam.observedNode().drained()).isEqualTo(kind.drained);
+    }
+
+    @Test
+    void aMachineTheProviderReportsThatNeverRegisteredJoinsAsAnUnregisteredNode() throws Exception {
+        seam.provider.create(POOL, NODE, NEW, NEW);
+        seam.startObserving();
+
+        assertThat(seam.observed()).filteredOn(n -> !n.name().equals(NODE)).singleElement().satisfies(m -> {
+            assertThat(m.registered()).isFalse();
+            assertThat(m.ready()).isFalse();
+            assertThat(m.rollHash()).contains(NEW);
+            assertThat(m.surgeFor()).contains(NODE);
+            assertThat(m.createdAt()).contains(NOW);
+        });
+    }
+
+    @Test
+    void theControlPlaneIsReadyOnlyWhileEveryControlPlaneNodeIsReady() throws Exception {
+        seam.startObserving();
+        assertThat(seam.observer.controlPlaneNodesReady()).as("no control-plane node shown").isTrue();
+
+        seam.kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName("cp-1")
+                .addToLabels(ClusterObserver.CONTROL_PLANE_ROLE, "").endMetadata().withNewStatus().addNewCondition()
+                .withType("Ready").withStatus("False").endCondition().endStatus().build()).create();
+
+        await().until(() -> !seam.observer.controlPlaneNodesReady());
+    }
+}

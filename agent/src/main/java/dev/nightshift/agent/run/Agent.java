@@ -115,8 +115,9 @@ public final class Agent implements AutoCloseable {
 
     public void start() throws Exception {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
-        source = new GitSource(new GitSourceConfig(config.gitUrl().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
-                config.gitRef(), config.gitPath(), credentials(), config.cacheDir(), config.gitCaFile(), config.gitTimeout()));
+        AgentConfig.Git git = config.git();
+        source = new GitSource(new GitSourceConfig(git.url().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
+                git.ref(), git.path(), credentials(git.auth()), config.cacheDir(), git.caFile(), git.timeout()));
         ApiErrorInterceptor apiErrors = new ApiErrorInterceptor(metrics);
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
                 .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors))
@@ -158,15 +159,15 @@ public final class Agent implements AutoCloseable {
             }
         }, clock);
         scheduler = new AgentScheduler(clock, new Random());
-        http = new AgentHttpServer(new InetSocketAddress(config.httpPort()));
+        http = new AgentHttpServer(new InetSocketAddress(config.http().port()));
         http.handle("/healthz", new TextHandler(() -> new TextHandler.Response(200, "text/plain", "ok\n")));
         http.handle("/readyz", new TextHandler(this::readiness));
         http.handle("/status", new TextHandler(() -> new TextHandler.Response(200, "application/json", status())));
         http.handle("/metrics", new MetricsHandler(metrics));
-        webhookSecret().ifPresent(secret -> http.handle("/hooks/git",
+        webhookSecret(config.webhook()).ifPresent(secret -> http.handle("/hooks/git",
                 new GitWebhookHandler(new WebhookVerifier(secret), scheduler::pollNow)));
         http.start();
-        scheduler.schedulePolling(config.pollInterval(), 0.1, this::poll);
+        scheduler.schedulePolling(git.pollInterval(), 0.1, this::poll);
         if (config.leaderElection().enabled()) {
             elections = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "nightshift-election");
@@ -306,23 +307,23 @@ public final class Agent implements AutoCloseable {
         reportListener.accept(report);
     }
 
-    private GitCredentials credentials() throws IOException {
-        if (config.sshKeyFile().isPresent()) {
-            return new GitCredentials.SshKey(config.sshKeyFile().get(), config.knownHostsFile().orElseThrow());
+    private static GitCredentials credentials(AgentConfig.Auth auth) throws IOException {
+        if (auth.sshKeyFile().isPresent()) {
+            return new GitCredentials.SshKey(auth.sshKeyFile().get(), auth.knownHostsFile().orElseThrow());
         }
-        Optional<Secret> token = config.tokenFile().isPresent() ? Optional.of(Secret.fromFile(config.tokenFile().get()))
-                : config.tokenEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
+        Optional<Secret> token = auth.tokenFile().isPresent() ? Optional.of(Secret.fromFile(auth.tokenFile().get()))
+                : auth.tokenEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
         if (token.isPresent()) {
-            return new GitCredentials.HttpsToken(config.gitUser().orElse("git"), token.get());
+            return new GitCredentials.HttpsToken(auth.user().orElse("git"), token.get());
         }
         return new GitCredentials.None();
     }
 
-    private Optional<Secret> webhookSecret() throws IOException {
-        if (config.webhookSecretFile().isPresent()) {
-            return Optional.of(Secret.fromFile(config.webhookSecretFile().get()));
+    private static Optional<Secret> webhookSecret(AgentConfig.Webhook webhook) throws IOException {
+        if (webhook.secretFile().isPresent()) {
+            return Optional.of(Secret.fromFile(webhook.secretFile().get()));
         }
-        return config.webhookSecretEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
+        return webhook.secretEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
     }
 
     /**

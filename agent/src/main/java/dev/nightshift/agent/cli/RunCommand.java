@@ -106,9 +106,9 @@ public final class RunCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("--validations must be at least 1, got " + validations);
                 return Main.EXIT_USAGE;
             }
-            config = config.with(new AgentConfig.Validation(validations, config.validation().interval()));
+            config = config.with(config.validation().consecutive(validations));
         }
-        if (config.gitUrl().isEmpty() || config.cluster().isEmpty()) {
+        if (config.git().url().isEmpty() || config.cluster().isEmpty()) {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
             return Main.EXIT_USAGE;
         }
@@ -126,7 +126,7 @@ public final class RunCommand implements Callable<Integer> {
             return Main.EXIT_USAGE;
         }
         try {
-            config.gitCaFile().ifPresent(CaFile::certificates);
+            config.git().caFile().ifPresent(CaFile::certificates);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println(e.getMessage());
             return Main.EXIT_USAGE;

@@ -11,41 +11,80 @@ import dev.nightshift.agent.git.GitSourceConfig;
 import dev.nightshift.strategies.ValidationStreak;
 
 /**
- * How the agent runs: where the specs live, which cluster it manages, its HTTP port. Secrets are
- * never values here, only the files or environment variables that hold them.
+ * How the agent runs, grouped as its YAML file is ({@link AgentConfigLoader}): where the specs live
+ * ({@link Git}), which cluster it manages, its HTTP port, its webhook, leader election, validation
+ * and machine provider. Secrets are never values here, only the files or environment variables that
+ * hold them. Each group is a record of its own with the {@code with…} its callers need, so that
+ * changing one setting copies only its group.
  *
- * @param gitRef     branch, tag or pinned commit
- * @param gitPath    the spec directory inside the repository
- * @param gitUser    for HTTPS
- * @param tokenFile  for HTTPS; or {@code tokenEnv}
- * @param gitCaFile  for HTTPS: PEM CA certificates trusted instead of the JDK's default CAs
- * @param gitTimeout how long a poll waits for the Git server to connect or to send anything
- * @param cacheDir   the local bare copy of the repository
+ * @param cluster        the cluster to manage; required to run (file or flag)
+ * @param cacheDir       the local bare copy of the repository
+ * @param dryRun         plan and report, change nothing
  * @param leaderElection whether replicas elect one leader that acts, the others standing by
- * @param validation how many consecutive successful cluster validations a pool needs, and how far apart
- * @param provider   the machine provider; none is assumed, since the wrong one acts on the wrong machines
+ * @param validation     how many consecutive successful cluster validations a pool needs, and how far apart
+ * @param provider       the machine provider; none is assumed, since the wrong one acts on the wrong machines
  */
 public record AgentConfig(
-        Optional<URI> gitUrl,
-        String gitRef,
-        String gitPath,
-        Duration pollInterval,
-        Optional<String> gitUser,
-        Optional<Path> tokenFile,
-        Optional<String> tokenEnv,
-        Optional<Path> sshKeyFile,
-        Optional<Path> knownHostsFile,
-        Optional<Path> gitCaFile,
-        Duration gitTimeout,
+        Git git,
         Optional<String> cluster,
-        int httpPort,
-        Optional<Path> webhookSecretFile,
-        Optional<String> webhookSecretEnv,
+        Http http,
+        Webhook webhook,
         Path cacheDir,
         boolean dryRun,
         LeaderElection leaderElection,
         Validation validation,
         Optional<Provider> provider) {
+
+    /**
+     * The spec repository ({@code git:}).
+     *
+     * @param ref          branch, tag or pinned commit
+     * @param path         the spec directory inside the repository
+     * @param timeout      how long a poll waits for the Git server to connect or to send anything
+     * @param caFile       for HTTPS: PEM CA certificates trusted instead of the JDK's default CAs
+     */
+    public record Git(Optional<URI> url, String ref, String path, Duration pollInterval, Duration timeout,
+                      Optional<Path> caFile, Auth auth) {
+
+        public static final Git DEFAULT = new Git(Optional.empty(), "main", "", Duration.ofSeconds(60),
+                GitSourceConfig.DEFAULT_TIMEOUT, Optional.empty(), Auth.NONE);
+
+        /** With the flags' values where they are given. */
+        Git with(Overrides o) {
+            return new Git(o.gitUrl().or(this::url), o.gitRef().orElse(ref), o.gitPath().orElse(path),
+                    o.pollInterval().orElse(pollInterval), timeout, o.gitCaFile().or(this::caFile), auth);
+        }
+    }
+
+    /**
+     * How the agent authenticates to the repository ({@code git.auth:}): a token for HTTPS, or an
+     * SSH key whose server is checked against known hosts.
+     *
+     * @param user      for HTTPS
+     * @param tokenFile for HTTPS; or {@code tokenEnv}
+     */
+    public record Auth(Optional<String> user, Optional<Path> tokenFile, Optional<String> tokenEnv,
+                       Optional<Path> sshKeyFile, Optional<Path> knownHostsFile) {
+
+        public static final Auth NONE = new Auth(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
+    }
+
+    /** The agent's HTTP port ({@code http:}) for {@code /metrics}, {@code /status}, the probes and the webhook; 0 for any free one. */
+    public record Http(int port) {
+
+        public static final Http DEFAULT = new Http(9400);
+    }
+
+    /** The secret that signs Git webhooks ({@code webhook:}); without one, {@code /hooks/git} is not served. */
+    public record Webhook(Optional<Path> secretFile, Optional<String> secretEnv) {
+
+        public static final Webhook NONE = new Webhook(Optional.empty(), Optional.empty());
+
+        public static Webhook secretFile(Path file) {
+            return new Webhook(Optional.of(file), Optional.empty());
+        }
+    }
 
     /**
      * The machine provider ({@code provider: {type: …}}): what creates, deletes and updates the
@@ -116,14 +155,20 @@ public record AgentConfig(
                 throw new IllegalArgumentException("consecutive validations must be at least 1");
             }
         }
+
+        public Validation consecutive(int checks) {
+            return new Validation(checks, interval);
+        }
     }
 
-    public static final AgentConfig DEFAULTS = new AgentConfig(Optional.empty(), "main", "", Duration.ofSeconds(60),
-            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-            GitSourceConfig.DEFAULT_TIMEOUT, Optional.empty(), 9400, Optional.empty(), Optional.empty(), Path.of(System.getProperty("java.io.tmpdir"), "nightshift"),
-            false, LeaderElection.OFF, Validation.DEFAULT, Optional.empty());
+    public static final AgentConfig DEFAULTS = new AgentConfig(Git.DEFAULT, Optional.empty(), Http.DEFAULT, Webhook.NONE,
+            Path.of(System.getProperty("java.io.tmpdir"), "nightshift"), false, LeaderElection.OFF, Validation.DEFAULT,
+            Optional.empty());
 
-    /** Values given on the command line; each one present replaces the file's. */
+    /**
+     * Values given on the command line; each one present replaces the file's. Flat, as the flags
+     * are; {@link #with(Overrides)} applies them group by group.
+     */
     public record Overrides(Optional<URI> gitUrl, Optional<String> gitRef, Optional<String> gitPath,
                             Optional<Duration> pollInterval, Optional<String> cluster, Optional<Integer> httpPort,
                             Optional<Path> cacheDir, Optional<Boolean> dryRun, Optional<Path> gitCaFile) {
@@ -140,26 +185,23 @@ public record AgentConfig(
     }
 
     public AgentConfig with(Overrides o) {
-        return new AgentConfig(o.gitUrl().or(this::gitUrl), o.gitRef().orElse(gitRef), o.gitPath().orElse(gitPath),
-                o.pollInterval().orElse(pollInterval), gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                o.gitCaFile().or(this::gitCaFile), gitTimeout, o.cluster().or(this::cluster), o.httpPort().orElse(httpPort),
-                webhookSecretFile, webhookSecretEnv, o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection,
-                validation, provider);
+        return new AgentConfig(git.with(o), o.cluster().or(this::cluster), o.httpPort().map(Http::new).orElse(http), webhook,
+                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider);
+    }
+
+    public AgentConfig with(Webhook hook) {
+        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider);
     }
 
     public AgentConfig with(LeaderElection election) {
-        return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, election, validation, provider);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider);
     }
 
     public AgentConfig with(Validation checks) {
-        return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection, checks, provider);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider);
     }
 
     public AgentConfig with(Provider machines) {
-        return new AgentConfig(gitUrl, gitRef, gitPath, pollInterval, gitUser, tokenFile, tokenEnv, sshKeyFile, knownHostsFile,
-                gitCaFile, gitTimeout, cluster, httpPort, webhookSecretFile, webhookSecretEnv, cacheDir, dryRun, leaderElection,
-                validation, Optional.of(machines));
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, Optional.of(machines));
     }
 }

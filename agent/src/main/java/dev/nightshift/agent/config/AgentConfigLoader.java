@@ -27,9 +27,10 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
 import dev.nightshift.spec.model.DurationText;
 
 /**
- * Reads the agent's YAML configuration file. Only composes the document (no object is ever
- * constructed from it), refuses unknown fields, and refuses secrets written inline: a token or
- * webhook secret is named by the file or environment variable that holds it.
+ * Reads the agent's YAML configuration file into {@link AgentConfig}, one group (section) at a time.
+ * Only composes the document (no object is ever constructed from it), refuses unknown fields, and
+ * refuses secrets written inline: a token or webhook secret is named by the file or environment
+ * variable that holds it.
  */
 public final class AgentConfigLoader {
 
@@ -75,40 +76,16 @@ public final class AgentConfigLoader {
         Map<String, Node> election = r.section(top, "leaderElection");
         Map<String, Node> validation = r.section(top, "validation");
         Map<String, Node> provider = r.section(top, "provider");
-        AgentConfig.LeaderElection electionDefaults = d.leaderElection();
-        AgentConfig.LeaderElection leader = new AgentConfig.LeaderElection(
-                r.string(election, "leaderElection.enabled").map(v -> r.bool(election.get("enabled"), "leaderElection.enabled", v))
-                        .orElse(electionDefaults.enabled()),
-                r.string(election, "leaderElection.leaseName").orElse(electionDefaults.leaseName()),
-                r.string(election, "leaderElection.leaseDuration")
-                        .flatMap(v -> r.duration(election.get("leaseDuration"), "leaderElection.leaseDuration", v))
-                        .filter(v -> r.atLeast(election.get("leaseDuration"), "leaderElection.leaseDuration", v, Duration.ofSeconds(2)))
-                        .orElse(electionDefaults.leaseDuration()),
-                electionDefaults.identity());
-        AgentConfig.Validation checks = new AgentConfig.Validation(
-                r.string(validation, "validation.consecutive").flatMap(v -> r.positive(validation.get("consecutive"),
-                        "validation.consecutive", v)).orElse(d.validation().consecutive()),
-                r.string(validation, "validation.interval")
-                        .flatMap(v -> r.duration(validation.get("interval"), "validation.interval", v))
-                        .orElse(d.validation().interval()));
-        Optional<URI> url = r.string(git, "git.url").flatMap(u -> r.uri(git.get("url"), "git.url", u));
-        AgentConfig config = new AgentConfig(url,
-                r.string(git, "git.ref").orElse(d.gitRef()),
-                r.string(git, "git.path").orElse(d.gitPath()),
-                r.string(git, "git.pollInterval").flatMap(v -> r.duration(git.get("pollInterval"), "git.pollInterval", v))
-                        .orElse(d.pollInterval()),
-                r.string(auth, "git.auth.user"),
-                r.string(auth, "git.auth.tokenFile").map(Path::of),
-                r.string(auth, "git.auth.tokenEnv"),
-                r.string(auth, "git.auth.sshKeyFile").map(Path::of),
-                r.string(auth, "git.auth.knownHostsFile").map(Path::of),
-                r.string(git, "git.caFile").map(Path::of),
-                r.string(git, "git.timeout").flatMap(v -> r.duration(git.get("timeout"), "git.timeout", v))
-                        .orElse(d.gitTimeout()),
-                r.string(top, "cluster"),
-                r.string(http, "http.port").flatMap(v -> r.port(http.get("port"), "http.port", v)).orElse(d.httpPort()),
-                r.string(webhook, "webhook.secretFile").map(Path::of),
-                r.string(webhook, "webhook.secretEnv"),
+        // Read in this order, so that the errors come in the order they always have.
+        AgentConfig.LeaderElection leader = leaderElection(r, election, d.leaderElection());
+        AgentConfig.Validation checks = validation(r, validation, d.validation());
+        AgentConfig.Git source = git(r, git, auth, d.git());
+        Optional<String> cluster = r.string(top, "cluster");
+        AgentConfig.Http port = r.string(http, "http.port").flatMap(v -> r.port(http.get("port"), "http.port", v))
+                .map(AgentConfig.Http::new).orElse(d.http());
+        AgentConfig.Webhook hook = new AgentConfig.Webhook(r.string(webhook, "webhook.secretFile").map(Path::of),
+                r.string(webhook, "webhook.secretEnv"));
+        AgentConfig config = new AgentConfig(source, cluster, port, hook,
                 r.string(top, "cacheDir").map(Path::of).orElse(d.cacheDir()),
                 r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()),
                 leader, checks, provider(r, top, provider));
@@ -120,14 +97,57 @@ public final class AgentConfigLoader {
         r.only(auth, "git.auth", Set.of("user", "tokenFile", "tokenEnv", "sshKeyFile", "knownHostsFile"));
         r.only(http, "http", Set.of("port"));
         r.only(webhook, "webhook", Set.of("secretFile", "secretEnv"));
-        if (config.sshKeyFile().isPresent() && config.knownHostsFile().isEmpty()) {
+        AgentConfig.Auth credentials = config.git().auth();
+        if (credentials.sshKeyFile().isPresent() && credentials.knownHostsFile().isEmpty()) {
             r.error(auth.get("sshKeyFile"), "git.auth.knownHostsFile",
                     "is required with sshKeyFile: SSH host keys are always verified");
         }
-        if (config.tokenFile().isPresent() && config.tokenEnv().isPresent()) {
+        if (credentials.tokenFile().isPresent() && credentials.tokenEnv().isPresent()) {
             r.error(auth.get("tokenEnv"), "git.auth.tokenEnv", "give tokenFile or tokenEnv, not both");
         }
         return r.errors.isEmpty() ? new Result(Optional.of(config), List.of()) : new Result(Optional.empty(), List.copyOf(r.errors));
+    }
+
+    /** {@code git:} and its {@code auth:}. */
+    private static AgentConfig.Git git(Reader r, Map<String, Node> git, Map<String, Node> auth, AgentConfig.Git d) {
+        Optional<URI> url = r.string(git, "git.url").flatMap(u -> r.uri(git.get("url"), "git.url", u));
+        String ref = r.string(git, "git.ref").orElse(d.ref());
+        String path = r.string(git, "git.path").orElse(d.path());
+        Duration pollInterval = r.string(git, "git.pollInterval")
+                .flatMap(v -> r.duration(git.get("pollInterval"), "git.pollInterval", v)).orElse(d.pollInterval());
+        AgentConfig.Auth credentials = new AgentConfig.Auth(
+                r.string(auth, "git.auth.user"),
+                r.string(auth, "git.auth.tokenFile").map(Path::of),
+                r.string(auth, "git.auth.tokenEnv"),
+                r.string(auth, "git.auth.sshKeyFile").map(Path::of),
+                r.string(auth, "git.auth.knownHostsFile").map(Path::of));
+        Optional<Path> caFile = r.string(git, "git.caFile").map(Path::of);
+        Duration timeout = r.string(git, "git.timeout").flatMap(v -> r.duration(git.get("timeout"), "git.timeout", v))
+                .orElse(d.timeout());
+        return new AgentConfig.Git(url, ref, path, pollInterval, timeout, caFile, credentials);
+    }
+
+    /** {@code leaderElection:}; the identity is never read from the file (it is the pod's name). */
+    private static AgentConfig.LeaderElection leaderElection(Reader r, Map<String, Node> election, AgentConfig.LeaderElection d) {
+        return new AgentConfig.LeaderElection(
+                r.string(election, "leaderElection.enabled").map(v -> r.bool(election.get("enabled"), "leaderElection.enabled", v))
+                        .orElse(d.enabled()),
+                r.string(election, "leaderElection.leaseName").orElse(d.leaseName()),
+                r.string(election, "leaderElection.leaseDuration")
+                        .flatMap(v -> r.duration(election.get("leaseDuration"), "leaderElection.leaseDuration", v))
+                        .filter(v -> r.atLeast(election.get("leaseDuration"), "leaderElection.leaseDuration", v, Duration.ofSeconds(2)))
+                        .orElse(d.leaseDuration()),
+                d.identity());
+    }
+
+    /** {@code validation:}. */
+    private static AgentConfig.Validation validation(Reader r, Map<String, Node> validation, AgentConfig.Validation d) {
+        return new AgentConfig.Validation(
+                r.string(validation, "validation.consecutive").flatMap(v -> r.positive(validation.get("consecutive"),
+                        "validation.consecutive", v)).orElse(d.consecutive()),
+                r.string(validation, "validation.interval")
+                        .flatMap(v -> r.duration(validation.get("interval"), "validation.interval", v))
+                        .orElse(d.interval()));
     }
 
     /** {@code provider.type}, one of {@link AgentConfig.Provider#TYPES}; empty when the file names none (then the flag must). */

@@ -8,12 +8,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -40,7 +34,6 @@ import dev.nightshift.agent.kube.ApiServerProbe;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.kube.Evictor;
-import dev.nightshift.agent.kube.NonRetryingClient;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.metrics.AgentMetrics;
 import dev.nightshift.agent.metrics.ApiErrorInterceptor;
@@ -54,18 +47,14 @@ import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.Maintenance;
 import dev.nightshift.strategies.RolloutPlanner;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 
 /**
  * The running agent: Git → specs → reconcile loop → cluster, woken by the scheduler (polls, window
- * boundaries), webhooks and informers, and watched through its HTTP port.
+ * boundaries), webhooks and informers, and watched through its HTTP port. With leader election, a
+ * {@link LeaseElection} decides whether its reconciler acts or stands by.
  */
 public final class Agent implements AutoCloseable {
 
@@ -93,13 +82,8 @@ public final class Agent implements AutoCloseable {
     private AgentScheduler scheduler;
     private AgentHttpServer http;
     private final AtomicReference<String> currentLeader = new AtomicReference<>();
-    private volatile CompletableFuture<?> election;
-    /** Runs elections again after a lost lease, and what a new leader does first; only with leader election. */
-    private ScheduledExecutorService elections;
-    private volatile boolean closing;
-    /** Joining an election and closing exclude each other, so no election starts after close has cancelled the last. */
-    private final Object electionLock = new Object();
-    private KubernetesClient electionClient;
+    /** Only with leader election. */
+    private LeaseElection election;
     /** The maintenance the window wake-ups were scheduled for; rescheduled only when it changes. */
     private Optional<Maintenance> calendarFor;
 
@@ -115,8 +99,9 @@ public final class Agent implements AutoCloseable {
 
     public void start() throws Exception {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
-        source = new GitSource(new GitSourceConfig(config.gitUrl().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
-                config.gitRef(), config.gitPath(), credentials(), config.cacheDir(), config.gitCaFile(), config.gitTimeout()));
+        AgentConfig.Git git = config.git();
+        source = new GitSource(new GitSourceConfig(git.url().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
+                git.ref(), git.path(), credentials(git.auth()), config.cacheDir(), git.caFile(), git.timeout()));
         ApiErrorInterceptor apiErrors = new ApiErrorInterceptor(metrics);
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
                 .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors))
@@ -159,83 +144,52 @@ public final class Agent implements AutoCloseable {
             }
         }, clock);
         scheduler = new AgentScheduler(clock, new Random());
-        http = new AgentHttpServer(new InetSocketAddress(config.httpPort()));
+        http = new AgentHttpServer(new InetSocketAddress(config.http().port()));
         http.handle("/healthz", new TextHandler(() -> new TextHandler.Response(200, "text/plain", "ok\n")));
         http.handle("/readyz", new TextHandler(this::readiness));
         http.handle("/status", new TextHandler(() -> new TextHandler.Response(200, "application/json", status())));
         http.handle("/metrics", new MetricsHandler(metrics));
-        webhookSecret().ifPresent(secret -> http.handle("/hooks/git",
+        webhookSecret(config.webhook()).ifPresent(secret -> http.handle("/hooks/git",
                 new GitWebhookHandler(new WebhookVerifier(secret), scheduler::pollNow)));
         http.start();
-        scheduler.schedulePolling(config.pollInterval(), 0.1, this::poll);
+        scheduler.schedulePolling(git.pollInterval(), 0.1, this::poll);
         if (config.leaderElection().enabled()) {
-            elections = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "nightshift-election");
-                t.setDaemon(true);
-                return t;
-            });
-            // Its own client, without the client's retries and with timeouts within the renew
-            // deadline: a leader that cannot renew must find out in time and step down.
-            int timeout = (int) config.leaderElection().renewDeadline().toMillis() / 2;
-            electionClient = NonRetryingClient.build(new ConfigBuilder(client.getConfiguration())
-                    .withConnectionTimeout(timeout).withRequestTimeout(timeout).build(), List.of(apiErrors));
-            elect(config.leaderElection());
+            election = new LeaseElection(config.leaderElection(), NAMESPACE, client.getConfiguration(), List.of(apiErrors),
+                    new Leadership());
+            election.start();
         }
         LOG.info("agent started for cluster {} from {}; HTTP on port {}", cluster, source, http.port());
     }
 
     /**
-     * Joins the election for the Lease: the leader reconciles; the others keep polling Git and
+     * What the election means to the agent: the leader reconciles; the others keep polling Git and
      * watching the cluster, ready but idle, so that a new leader starts from warm caches.
      */
-    private void elect(AgentConfig.LeaderElection election) {
-        LeaderElectionConfig electionConfig = new LeaderElectionConfigBuilder().withName("nightshift")
-                .withLock(new LeaseLock(NAMESPACE, election.leaseName(), election.identity()))
-                .withLeaseDuration(election.leaseDuration()).withRenewDeadline(election.renewDeadline())
-                .withRetryPeriod(election.retryPeriod()).withReleaseOnCancel(true)
-                .withLeaderCallbacks(new LeaderCallbacks(() -> {
-                    LOG.info("{} leads: reconciling", election.identity());
-                    metrics.leading(true);
-                    reconciler.lead();
-                    // A refused commit seen while standing by gets its Event now, from the replica that acts;
-                    // not on this thread: the elector renews the lease only after the callback returns.
-                    elections.execute(() -> Optional.ofNullable(latestCommit.get()).filter(c -> !poller.currentErrors().isEmpty())
-                            .ifPresent(c -> invalidSpecEvent(c, poller.currentErrors())));
-                }, () -> {
-                    LOG.warn("{} stopped leading: standing by", election.identity());
-                    metrics.leading(false);
-                    reconciler.standBy();
-                }, currentLeader::set)).build();
-        LOG.info("{} joins the election for lease {}/{}", election.identity(), NAMESPACE, election.leaseName());
-        followElection(electionClient.leaderElector().withConfig(electionConfig).build().start(), election);
-    }
+    private final class Leadership implements LeaseElection.Listener {
 
-    /**
-     * An election ends when this replica loses the lease (or cannot renew it in time): it stands by
-     * and, unless the agent is closing, joins a new election after a retry period.
-     */
-    private void followElection(CompletableFuture<?> running, AgentConfig.LeaderElection settings) {
-        this.election = running;
-        running.whenComplete((ok, error) -> {
-            if (error != null && !(error instanceof CancellationException)) {
-                LOG.warn("leader election ended: {}", error.getMessage());
-            }
-            reconciler.standBy();
+        @Override
+        public void leading() {
+            metrics.leading(true);
+            reconciler.lead();
+        }
+
+        @Override
+        public void tookOver() {
+            // A refused commit seen while standing by gets its Event now, from the replica that acts.
+            Optional.ofNullable(latestCommit.get()).filter(c -> !poller.currentErrors().isEmpty())
+                    .ifPresent(c -> invalidSpecEvent(c, poller.currentErrors()));
+        }
+
+        @Override
+        public void standingBy() {
             metrics.leading(false);
-            if (!closing) {
-                try {
-                    elections.schedule(() -> {
-                        synchronized (electionLock) {
-                            if (!closing) {
-                                elect(settings);
-                            }
-                        }
-                    }, settings.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
-                } catch (RejectedExecutionException stopping) {
-                    // Closing.
-                }
-            }
-        });
+            reconciler.standBy();
+        }
+
+        @Override
+        public void leaderChanged(String identity) {
+            currentLeader.set(identity);
+        }
     }
 
     /** The API server's own version, from {@code /version}; empty when it cannot be read (then no guard). */
@@ -297,23 +251,23 @@ public final class Agent implements AutoCloseable {
         reportListener.accept(report);
     }
 
-    private GitCredentials credentials() throws IOException {
-        if (config.sshKeyFile().isPresent()) {
-            return new GitCredentials.SshKey(config.sshKeyFile().get(), config.knownHostsFile().orElseThrow());
+    private static GitCredentials credentials(AgentConfig.Auth auth) throws IOException {
+        if (auth.sshKeyFile().isPresent()) {
+            return new GitCredentials.SshKey(auth.sshKeyFile().get(), auth.knownHostsFile().orElseThrow());
         }
-        Optional<Secret> token = config.tokenFile().isPresent() ? Optional.of(Secret.fromFile(config.tokenFile().get()))
-                : config.tokenEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
+        Optional<Secret> token = auth.tokenFile().isPresent() ? Optional.of(Secret.fromFile(auth.tokenFile().get()))
+                : auth.tokenEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
         if (token.isPresent()) {
-            return new GitCredentials.HttpsToken(config.gitUser().orElse("git"), token.get());
+            return new GitCredentials.HttpsToken(auth.user().orElse("git"), token.get());
         }
         return new GitCredentials.None();
     }
 
-    private Optional<Secret> webhookSecret() throws IOException {
-        if (config.webhookSecretFile().isPresent()) {
-            return Optional.of(Secret.fromFile(config.webhookSecretFile().get()));
+    private static Optional<Secret> webhookSecret(AgentConfig.Webhook webhook) throws IOException {
+        if (webhook.secretFile().isPresent()) {
+            return Optional.of(Secret.fromFile(webhook.secretFile().get()));
         }
-        return config.webhookSecretEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
+        return webhook.secretEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
     }
 
     /**
@@ -375,8 +329,8 @@ public final class Agent implements AutoCloseable {
 
     @Override
     public void close() {
-        synchronized (electionLock) {
-            closing = true;
+        if (election != null) {
+            election.stopJoining();
         }
         if (reconciler != null) {
             // Stop acting and let the reconcile in progress finish its step before the lease goes:
@@ -384,18 +338,12 @@ public final class Agent implements AutoCloseable {
             reconciler.standBy();
             reconciler.close();
         }
-        synchronized (electionLock) {
-            // Cancelling releases the lease, so that a standby takes over at once rather than after it expires.
-            // Under the lock: an election joined just before closing began is the one cancelled here.
-            if (election != null) {
-                election.cancel(true);
-            }
-        }
-        if (elections != null) {
-            elections.shutdownNow();
+        if (election != null) {
+            // Then the lease goes, so that a standby takes over at once rather than after it expires.
+            election.leave();
         }
         for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, apiServerProbe, source,
-                electionClient, client, metrics}) {
+                election, client, metrics}) {
             if (c != null) {
                 try {
                     c.close();

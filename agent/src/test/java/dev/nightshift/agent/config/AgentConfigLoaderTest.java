@@ -33,16 +33,16 @@ class AgentConfigLoaderTest {
 
         assertThat(r.errors()).isEmpty();
         AgentConfig c = r.config().orElseThrow();
-        assertThat(c.gitUrl()).contains(URI.create("https://git.example.com/platform/clusters.git"));
-        assertThat(c.gitRef()).isEqualTo("release");
-        assertThat(c.gitPath()).isEqualTo("clusters/prod");
-        assertThat(c.pollInterval()).isEqualTo(Duration.ofMinutes(2));
-        assertThat(c.gitTimeout()).isEqualTo(Duration.ofSeconds(20));
-        assertThat(c.tokenFile()).contains(Path.of("/var/run/secrets/git/token"));
-        assertThat(c.gitCaFile()).contains(Path.of("/etc/nightshift/git-ca.pem"));
+        assertThat(c.git().url()).contains(URI.create("https://git.example.com/platform/clusters.git"));
+        assertThat(c.git().ref()).isEqualTo("release");
+        assertThat(c.git().path()).isEqualTo("clusters/prod");
+        assertThat(c.git().pollInterval()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.git().timeout()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(c.git().auth().tokenFile()).contains(Path.of("/var/run/secrets/git/token"));
+        assertThat(c.git().caFile()).contains(Path.of("/etc/nightshift/git-ca.pem"));
         assertThat(c.cluster()).contains("prod-eu1");
-        assertThat(c.httpPort()).isEqualTo(9500);
-        assertThat(c.webhookSecretEnv()).contains("NIGHTSHIFT_WEBHOOK_SECRET");
+        assertThat(c.http().port()).isEqualTo(9500);
+        assertThat(c.webhook().secretEnv()).contains("NIGHTSHIFT_WEBHOOK_SECRET");
         assertThat(c.dryRun()).isTrue();
     }
 
@@ -55,11 +55,11 @@ class AgentConfigLoaderTest {
     void theDefaultsAreTheDocumentedOnes() {
         AgentConfig d = AgentConfig.DEFAULTS;
 
-        assertThat(d.pollInterval()).isEqualTo(java.time.Duration.ofSeconds(60));
-        assertThat(d.gitTimeout()).isEqualTo(java.time.Duration.ofSeconds(60));
-        assertThat(d.httpPort()).isEqualTo(9400);
-        assertThat(d.gitRef()).isEqualTo("main");
-        assertThat(d.gitPath()).isEmpty();
+        assertThat(d.git().pollInterval()).isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThat(d.git().timeout()).isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThat(d.http().port()).isEqualTo(9400);
+        assertThat(d.git().ref()).isEqualTo("main");
+        assertThat(d.git().path()).isEmpty();
         assertThat(d.dryRun()).isFalse();
         assertThat(d.leaderElection().enabled()).isFalse();
         assertThat(d.leaderElection().leaseDuration()).isEqualTo(java.time.Duration.ofSeconds(15));
@@ -149,12 +149,37 @@ class AgentConfigLoaderTest {
         AgentConfig c = file.with(new AgentConfig.Overrides(Optional.empty(), Optional.of("release"), Optional.empty(),
                 Optional.empty(), Optional.of("prod"), Optional.of(9600), Optional.empty(), Optional.of(true)));
 
-        assertThat(c.gitUrl()).contains(URI.create("https://a.example/c.git"));
-        assertThat(c.gitRef()).isEqualTo("release");
+        assertThat(c.git().url()).contains(URI.create("https://a.example/c.git"));
+        assertThat(c.git().ref()).isEqualTo("release");
         assertThat(c.cluster()).contains("prod");
-        assertThat(c.httpPort()).isEqualTo(9600);
+        assertThat(c.http().port()).isEqualTo(9600);
         assertThat(c.dryRun()).isTrue();
-        assertThat(c.gitCaFile()).isEmpty();
+        assertThat(c.git().caFile()).isEmpty();
+    }
+
+    @Test
+    void aFlagReplacesOnlyItsOwnSettingAndKeepsTheRestOfItsGroup() {
+        AgentConfig file = loader.parse("agent.yaml", """
+                git:
+                  url: https://a.example/c.git
+                  timeout: 20s
+                  auth: {user: nightshift, tokenEnv: GIT_TOKEN}
+                webhook: {secretEnv: HOOK}
+                leaderElection: {enabled: true, leaseDuration: 30s}
+                validation: {consecutive: 2}
+                provider: {type: simulated}
+                """).config().orElseThrow();
+
+        AgentConfig c = file.with(new AgentConfig.Overrides(Optional.empty(), Optional.of("release"), Optional.empty(),
+                Optional.of(Duration.ofSeconds(5)), Optional.of("prod"), Optional.empty(), Optional.empty(), Optional.empty()));
+
+        assertThat(c.git()).isEqualTo(new AgentConfig.Git(Optional.of(URI.create("https://a.example/c.git")), "release", "",
+                Duration.ofSeconds(5), Duration.ofSeconds(20), Optional.empty(), new AgentConfig.Auth(Optional.of("nightshift"),
+                Optional.empty(), Optional.of("GIT_TOKEN"), Optional.empty(), Optional.empty())));
+        assertThat(c).usingRecursiveComparison().ignoringFields("git", "cluster").isEqualTo(file);
+        assertThat(c.with(c.validation().consecutive(4)).validation()).isEqualTo(new AgentConfig.Validation(4, file.validation().interval()));
+        assertThat(c.with(c.leaderElection().enabled(false))).usingRecursiveComparison().ignoringFields("leaderElection.enabled")
+                .isEqualTo(c);
     }
 
     @Test
@@ -166,9 +191,9 @@ class AgentConfigLoaderTest {
                 Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
                 Optional.of(Path.of("/etc/b.pem"))));
 
-        assertThat(file.gitCaFile()).contains(Path.of("/etc/a.pem"));
-        assertThat(c.gitCaFile()).contains(Path.of("/etc/b.pem"));
-        assertThat(file.with(AgentConfig.Overrides.NONE).gitCaFile()).as("kept without the flag").contains(Path.of("/etc/a.pem"));
+        assertThat(file.git().caFile()).contains(Path.of("/etc/a.pem"));
+        assertThat(c.git().caFile()).contains(Path.of("/etc/b.pem"));
+        assertThat(file.with(AgentConfig.Overrides.NONE).git().caFile()).as("kept without the flag").contains(Path.of("/etc/a.pem"));
     }
 
     @Test

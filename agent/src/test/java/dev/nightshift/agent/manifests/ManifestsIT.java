@@ -139,23 +139,23 @@ class ManifestsIT {
         Path configPath = Path.of(args.get(args.indexOf("--config") + 1));
         assertThat(map(volumeHolding(configPath).get("configMap")).get("name")).isEqualTo("nightshift-config");
 
-        String secretName = String.valueOf(map(volumeHolding(config.tokenFile().orElseThrow()).get("secret")).get("secretName"));
-        assertThat(map(volumeHolding(config.webhookSecretFile().orElseThrow()).get("secret")).get("secretName")).isEqualTo(secretName);
+        String secretName = String.valueOf(map(volumeHolding(config.git().auth().tokenFile().orElseThrow()).get("secret")).get("secretName"));
+        assertThat(map(volumeHolding(config.webhook().secretFile().orElseThrow()).get("secret")).get("secretName")).isEqualTo(secretName);
         assertThat(volumeHolding(config.cacheDir())).as("the Git cache is writable scratch space").containsKey("emptyDir");
 
         Manifests.Document secret = Manifests.read(dir.resolve("secret.yaml.example")).get(0);
         assertThat(secret.name()).isEqualTo(secretName);
         assertThat(secret.namespace()).isEqualTo(one("Deployment").namespace());
         assertThat(map(secret.content().get("stringData")).keySet()).as("one key per file the configuration names")
-                .containsExactlyInAnyOrder(config.tokenFile().get().getFileName().toString(),
-                        config.webhookSecretFile().get().getFileName().toString());
+                .containsExactlyInAnyOrder(config.git().auth().tokenFile().get().getFileName().toString(),
+                        config.webhook().secretFile().get().getFileName().toString());
     }
 
     @Test
     void theHttpPortProbesServiceAndServiceMonitorLineUp() throws IOException {
         AgentConfig config = agentConfig();
         Map<String, Object> port = map(list(container().get("ports")).get(0));
-        assertThat(port).containsEntry("name", "http").containsEntry("containerPort", config.httpPort());
+        assertThat(port).containsEntry("name", "http").containsEntry("containerPort", config.http().port());
         assertThat(container()).extractingByKeys("startupProbe", "livenessProbe", "readinessProbe")
                 .extracting(p -> map(map(p).get("httpGet")).get("path") + " " + map(map(p).get("httpGet")).get("port"))
                 .containsExactly("/healthz http", "/healthz http", "/readyz http");

@@ -14,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,10 +87,7 @@ class GitWebhookEndToEndIT {
         Path secretFile = Files.writeString(tmp.resolve("webhook-secret"), SECRET);
         AgentConfig base = TestAgentConfig.of(URI.create(h.daemon.url("specs.git")), "e2e", POLL_INTERVAL,
                 Files.createTempDirectory(tmp, "cache"));
-        AgentConfig config = new AgentConfig(base.gitUrl(), base.gitRef(), base.gitPath(), base.pollInterval(), base.gitUser(),
-                base.tokenFile(), base.tokenEnv(), base.sshKeyFile(), base.knownHostsFile(), base.gitCaFile(), base.gitTimeout(), base.cluster(),
-                base.httpPort(), Optional.of(secretFile), Optional.empty(), base.cacheDir(), base.dryRun(), base.leaderElection(),
-                base.validation(), base.provider());
+        AgentConfig config = base.with(AgentConfig.Webhook.secretFile(secretFile));
         // The harness closes it.
         h.agent = new Agent(config, h.kube.client(), h.provider, Clock.systemUTC(), r -> { });
         h.agent.start();

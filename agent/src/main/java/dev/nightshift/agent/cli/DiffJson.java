@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.spec.diff.DiffReport;
 import dev.nightshift.spec.diff.PoolDecision;
-import dev.nightshift.spec.diff.Reason;
 import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.agent.http.ReasonJson;
 import dev.nightshift.agent.http.SpecErrorJson;
 
 /** The JSON contract of {@code nightshift diff --output json}; other tools parse it, so its fields stay. */
@@ -34,17 +34,7 @@ final class DiffJson {
             p.put("kubeletHashOld", d.kubeletHashOld().map(StampedHash::value).orElse(null));
             p.put("kubeletHashNew", d.kubeletHashNew().map(StampedHash::value).orElse(null));
             p.put("hashVersion", d.rollHashNew().or(d::rollHashOld).map(StampedHash::version).orElse(0));
-            ArrayNode reasons = p.putArray("reasons");
-            for (Reason r : d.reasons()) {
-                ObjectNode o = reasons.addObject();
-                o.put("path", r.path());
-                o.put("old", r.oldValue());
-                o.put("new", r.newValue());
-                o.put("effect", r.effect().jsonName());
-                if (!r.message().isEmpty()) {
-                    o.put("message", r.message());
-                }
-            }
+            ReasonJson.put(p.putArray("reasons"), d.reasons());
             d.forceTokenUsed().ifPresent(t -> p.put("forceTokenUsed", t));
         }
         ArrayNode errorArray = root.putArray("errors");

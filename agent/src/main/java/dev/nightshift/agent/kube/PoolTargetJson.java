@@ -7,12 +7,12 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.spec.diff.Effect;
 import dev.nightshift.spec.diff.PoolAction;
 import dev.nightshift.spec.diff.PoolTarget;
+import dev.nightshift.agent.http.ReasonJson;
 import dev.nightshift.spec.diff.Reason;
 
 /**
@@ -30,17 +30,7 @@ public final class PoolTargetJson {
     public static void put(ObjectNode o, PoolTarget t) {
         o.put("revision", t.revision());
         o.put("action", t.action().name());
-        ArrayNode reasons = o.putArray("reasons");
-        for (Reason r : t.reasons()) {
-            ObjectNode n = reasons.addObject();
-            n.put("path", r.path());
-            n.put("old", r.oldValue());
-            n.put("new", r.newValue());
-            n.put("effect", r.effect().jsonName());
-            if (!r.message().isEmpty()) {
-                n.put("message", r.message());
-            }
-        }
+        ReasonJson.put(o.putArray("reasons"), t.reasons());
     }
 
     public static String write(PoolTarget t) {

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.stream.StreamSupport;
 
 import org.junit.jupiter.api.Test;
@@ -247,7 +248,7 @@ class SandboxAcceptanceIT {
         sandbox.commitAndPush(message);
     }
 
-    private void awaitOnEveryNode(SandboxProcess sandbox, String what, java.util.function.Consumer<JsonNode> requirement) {
+    private void awaitOnEveryNode(SandboxProcess sandbox, String what, Consumer<JsonNode> requirement) {
         await(what).atMost(OUTCOME).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
                 assertThat(webNodes(sandbox)).hasSize(3).allSatisfy((name, node) -> requirement.accept(node)));
     }

@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
@@ -26,19 +24,12 @@ import org.slf4j.LoggerFactory;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
-import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.CommitAcceptance;
-import dev.nightshift.spec.diff.InPlaceHistory;
-import dev.nightshift.spec.diff.PoolTarget;
-import dev.nightshift.spec.load.CanonicalYaml;
-import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.KubernetesVersion;
-import dev.nightshift.spec.model.ResolvedPool;
-import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.KubernetesVersionGuard;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.ValidationStreak;
@@ -46,14 +37,11 @@ import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedCluster;
-import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.Plan;
 import dev.nightshift.strategies.plan.PoolReport;
 import dev.nightshift.strategies.plan.Step;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * The level-triggered loop: any change (a new good spec, a node, pod or record change, a window
@@ -64,8 +52,10 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
  * <p>It decides nothing itself: it gathers the inputs (the pool records, the observed cluster, the
  * API server's version and readiness) and calls the libraries' pure functions, the same that
  * {@code nightshift plan} and {@code nightshift simulate} call: {@link CommitAcceptance} for which
- * commit is acted on, {@link RolloutPlanner} for the plan, {@link KubernetesVersionGuard} for the
- * pools held back, {@link ValidationStreak} for what a validation or a step does to a pool's status.
+ * commit is acted on (through {@link AcceptedSpecs}, which keeps what was accepted, and
+ * {@link PoolRecordWriter}, which writes it into the pool records), {@link RolloutPlanner} for the
+ * plan, {@link KubernetesVersionGuard} for the pools held back, {@link ValidationStreak} for what a
+ * validation or a step does to a pool's status.
  */
 public final class Reconciler implements AutoCloseable {
 
@@ -85,7 +75,6 @@ public final class Reconciler implements AutoCloseable {
     }
 
     private final Settings settings;
-    private final KubernetesClient client;
     private final ClusterObserver observer;
     private final StepExecutor executor;
     private final BooleanSupplier apiServerReady;
@@ -111,21 +100,14 @@ public final class Reconciler implements AutoCloseable {
      * at every term as leader, never carried over from a previous term or a standby's polls.
      */
     private volatile boolean rebuild = true;
-    /** What the agent acts on; null until something was accepted or read from the records. */
-    private Acting acting;
-    /** What each pool's record must say it accepted (canonical texts, so that unchanged records are not written again). */
-    private final Map<String, PoolStatusRecords.Accepted> acceptedRecords = new HashMap<>();
-    /** Pools whose record holds an accepted spec that cannot be read: no commit is accepted until it is fixed. */
-    private List<String> unreadableRecords = List.of();
+    /** What the agent acts on and why each pool's nodes change; kept in the pool records. */
+    private final AcceptedSpecs accepted;
+    private final PoolRecordWriter records;
     /** The accepted spec's maintenance calendar, kept between reconciles. */
     private CachedCalendar calendar;
     /** Since when each pool has had outdated nodes without a break. */
     private final Map<String, Instant> outdatedSince = new HashMap<>();
     private NodeUpdateTracker tracker = new NodeUpdateTracker();
-    private List<String> rejected = List.of();
-    private final Map<String, String> tokensToRecord = new HashMap<>();
-    /** Each pool's target and the spec it was last fully current at: why its nodes change. */
-    private final PoolTargets targets = new PoolTargets();
     private final WhyEvents whyEvents;
 
     /**
@@ -143,10 +125,11 @@ public final class Reconciler implements AutoCloseable {
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
                       EventRecorder events) {
         this.whyEvents = new WhyEvents(events);
+        this.accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace());
+        this.records = new PoolRecordWriter(client, observer, settings.namespace(), accepted);
         // On close, pending timers are dropped; only a reconcile already running finishes.
         loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.settings = settings;
-        this.client = client;
         this.observer = observer;
         this.executor = executor;
         this.apiServerReady = apiServerReady;
@@ -211,7 +194,7 @@ public final class Reconciler implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             LOG.error("reconcile failed; trying again shortly", e);
-            reports.accept(ReconcileReport.failed(now, acting == null ? "" : acting.commit(), rejected,
+            reports.accept(ReconcileReport.failed(now, accepted.acting().map(AcceptedSpecs.Acting::commit).orElse(""), accepted.rejected(),
                     Duration.between(now, clock.instant()), e.getClass().getSimpleName() + ": " + e.getMessage()));
             next = BUSY_RESYNC;
         }
@@ -236,13 +219,15 @@ public final class Reconciler implements AutoCloseable {
 
     private Optional<ReconcileReport> reconcile(Instant now) {
         if (rebuild) {
-            rebuildFromRecords();
+            accepted.rebuildFromRecords();
             rebuild = false;
         }
-        takeOffered();
-        if (acting == null) {
+        accepted.takeOffered(offered);
+        Optional<AcceptedSpecs.Acting> current = accepted.acting();
+        if (current.isEmpty()) {
             return Optional.empty();
         }
+        AcceptedSpecs.Acting acting = current.get();
         ClusterSpec cluster = acting.cluster();
         if (calendar == null || !calendar.maintenance().equals(cluster.maintenance())) {
             calendar = new CachedCalendar(cluster.maintenance());
@@ -258,7 +243,7 @@ public final class Reconciler implements AutoCloseable {
         KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(desired, observed, now), desired,
                 settings.apiServerVersion());
         Plan plan = guarded.plan();
-        targets.observed(plan.reports(), acceptedRecords, acting.pools());
+        accepted.observed(plan.reports());
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
@@ -300,13 +285,13 @@ public final class Reconciler implements AutoCloseable {
                 executor.execute(step).ifPresent(o -> {
                     outcomes.add(o);
                     LOG.info("{}", o.summary());
-                    whyEvents.executed(step, Optional.ofNullable(targets.targets().get(step.pool())), observed.nodesOf(step.pool())
+                    whyEvents.executed(step, Optional.ofNullable(accepted.targets().get(step.pool())), observed.nodesOf(step.pool())
                             .stream().anyMatch(n -> n.name().equals(step.target()) && byName.get(step.pool()).outdated(n)));
                 });
                 executed.add(step);
             }
             if (leading) {
-                writeStatus(statuses, observed);
+                records.write(statuses, observed);
             }
         }
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed, now);
@@ -314,9 +299,9 @@ public final class Reconciler implements AutoCloseable {
         desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
                 + ": " + dev.nightshift.spec.model.WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
                 + " maintenance windows (exclusions still apply)"));
-        return Optional.of(new ReconcileReport(now, acting.commit(), window, plan, outcomes, rejected, notices,
+        return Optional.of(new ReconcileReport(now, acting.commit(), window, plan, outcomes, accepted.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
-                Optional.empty(), targets.targets()));
+                Optional.empty(), accepted.targets()));
     }
 
     /**
@@ -344,175 +329,9 @@ public final class Reconciler implements AutoCloseable {
         return overdue;
     }
 
-    /**
-     * What the agent acts on: the commit, and each pool resolved against the cluster as that pool
-     * accepted it (after an interrupted acceptance, pools may stand at different commits).
-     */
-    private record Acting(String commit, ClusterSpec cluster, Map<String, ResolvedPool> pools) {
-    }
-
-    /**
-     * Reads what each pool accepted from its record, in the API server rather than a cache, so that
-     * a new leader judges the head against what the last leader accepted. A pool without a record
-     * accepted nothing: it is new.
-     */
-    private void rebuildFromRecords() {
-        Map<String, ResolvedPool> pools = new TreeMap<>();
-        Map<String, PoolStatusRecords.Accepted> read = new HashMap<>();
-        List<String> unreadable = new ArrayList<>();
-        targets.clear();
-        for (ConfigMap map : client.configMaps().inNamespace(settings.namespace()).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
-            Optional<PoolStatusRecords.Accepted> accepted = PoolStatusRecords.accepted(map);
-            if (accepted.isEmpty()) {
-                continue;
-            }
-            String pool = map.getMetadata().getLabels().get(PoolStatusRecords.LABEL);
-            targets.read(pool, PoolStatusRecords.why(map));
-            LoadResult loaded = CanonicalYaml.read(accepted.get().cluster(), accepted.get().pool());
-            if (!loaded.valid() || loaded.specs().pools().size() != 1 || !loaded.specs().pools().get(0).name().equals(pool)) {
-                unreadable.add(pool + ": the spec it accepted, kept in ConfigMap " + settings.namespace() + "/" + map.getMetadata().getName()
-                        + ", cannot be read (" + loaded.errors().stream().limit(3).map(Object::toString).toList() + "); no commit is"
-                        + " applied until it is fixed, or its keys " + PoolStatusRecords.ACCEPTED_COMMIT + ", "
-                        + PoolStatusRecords.ACCEPTED_CLUSTER + " and " + PoolStatusRecords.ACCEPTED_POOL
-                        + " are removed (then the pool is judged as new)");
-                continue;
-            }
-            WorkerPoolSpec spec = loaded.specs().pools().get(0);
-            if (!spec.cluster().equals(settings.cluster())) {
-                continue;
-            }
-            pools.put(pool, new ResolvedPool(loaded.specs().cluster(spec.cluster()).orElseThrow(), spec));
-            read.put(pool, accepted.get());
-        }
-        acceptedRecords.clear();
-        acceptedRecords.putAll(read);
-        unreadableRecords = List.copyOf(unreadable);
-        if (pools.isEmpty()) {
-            acting = null;
-            return;
-        }
-        // The commit most pools accepted names what is acted on, and its cluster gives the windows.
-        Map<String, String> commitByPool = new TreeMap<>();
-        read.forEach((pool, a) -> commitByPool.put(pool, a.commit()));
-        String commit = CommitAcceptance.majority(commitByPool).orElseThrow();
-        ClusterSpec cluster = pools.entrySet().stream().filter(e -> read.get(e.getKey()).commit().equals(commit))
-                .findFirst().orElseThrow().getValue().cluster();
-        acting = new Acting(commit, cluster, pools);
-        LOG.info("the pool records say commit {} was accepted ({} pool(s))", commit, pools.size());
-    }
-
-    /**
-     * Takes the offered spec unless one of its changes is rejected; then what was accepted stays.
-     * Each pool is judged against what it accepted (kept in its record); a pool that accepted
-     * nothing is new, and a pool no longer offered is deleted.
-     */
-    private void takeOffered() {
-        SpecRevision candidate = offered;
-        if (candidate == null) {
-            return;
-        }
-        Optional<ClusterSpec> cluster = candidate.specs().cluster(settings.cluster());
-        if (cluster.isEmpty()) {
-            rejected = CommitAcceptance.judge(candidate.commit(), candidate.specs(), settings.cluster(), Map.of(), InPlaceHistory.NONE)
-                    .refusals();
-            return;
-        }
-        List<ResolvedPool> offeredPools = candidate.specs().resolvedPools(settings.cluster());
-        Map<String, ResolvedPool> byName = new TreeMap<>();
-        offeredPools.forEach(p -> byName.put(p.name(), p));
-        if (acting != null && candidate.commit().equals(acting.commit()) && acting.pools().keySet().equals(byName.keySet())) {
-            return;
-        }
-        CommitAcceptance.Verdict verdict = acting == null
-                ? CommitAcceptance.judge(candidate.commit(), candidate.specs(), settings.cluster(), Map.of(), InPlaceHistory.NONE)
-                : CommitAcceptance.judge(candidate.commit(), candidate.specs(), settings.cluster(), acting.pools(), history());
-        tokensToRecord.putAll(verdict.forceTokensUsed());
-        List<String> refusals = new ArrayList<>(unreadableRecords);
-        refusals.addAll(verdict.refusals());
-        if (!refusals.isEmpty()) {
-            if (!refusals.equals(rejected)) {
-                LOG.error("commit {} is not applied; keeping {}: {}", candidate.commit(), acting == null ? "nothing" : acting.commit(), refusals);
-            }
-            rejected = List.copyOf(refusals);
-            return;
-        }
-        rejected = List.of();
-        Map<String, PoolTarget> newTargets = targets.accept(candidate.commit(), byName, acting == null ? Map.of() : acting.pools(),
-                Map.copyOf(acceptedRecords), acting == null ? InPlaceHistory.NONE : history(), settings.cluster());
-        acting = new Acting(candidate.commit(), cluster.get(), byName);
-        String clusterText = CanonicalYaml.cluster(cluster.get());
-        acceptedRecords.clear();
-        byName.forEach((name, p) -> acceptedRecords.put(name,
-                new PoolStatusRecords.Accepted(candidate.commit(), clusterText, CanonicalYaml.pool(p.pool()))));
-        if (newTargets.isEmpty()) {
-            LOG.info("acting on commit {}; no pool's target changes", candidate.commit());
-        } else {
-            LOG.info("acting on commit {}; new target for {}", candidate.commit(), PoolTargets.describe(newTargets));
-        }
-    }
-
-    /** In-place updates still in flight or failed, and the force tokens already spent, per pool. */
-    private InPlaceHistory history() {
-        Map<String, InPlaceHistory.Entry> entries = new HashMap<>();
-        ObservedCluster observed = observer.observe(MaintenanceState.CLOSED, true, Set.of());
-        for (ObservedNode n : observed.nodes()) {
-            if (n.updatingInPlace() || n.inPlaceFailed()) {
-                entries.put(InPlaceHistory.key(settings.cluster(), n.pool()),
-                        new InPlaceHistory.Entry(true, observed.status(n.pool()).usedForceTokens()));
-            }
-        }
-        observed.poolStatus().forEach((pool, s) -> entries.putIfAbsent(InPlaceHistory.key(settings.cluster(), pool),
-                new InPlaceHistory.Entry(false, s.usedForceTokens())));
-        return new InPlaceHistory(entries);
-    }
-
-    /**
-     * Writes each pool's record where it changed: its status and the spec it accepted. Records of
-     * pools no longer accepted lose their accepted spec: such a pool, offered again, is new.
-     */
-    private void writeStatus(Map<String, PoolStatus> statuses, ObservedCluster observed) {
-        Set<String> pools = new TreeSet<>(statuses.keySet());
-        pools.addAll(acceptedRecords.keySet());
-        observed.poolStatus().keySet().stream().filter(p -> observer.statusRecord(settings.namespace(), p)
-                .flatMap(PoolStatusRecords::accepted).isPresent()).forEach(pools::add);
-        for (String pool : pools) {
-            PoolStatus s = statuses.getOrDefault(pool, observed.status(pool));
-            String token = tokensToRecord.remove(pool);
-            if (token != null) {
-                Set<String> tokens = new HashSet<>(s.usedForceTokens());
-                tokens.add(token);
-                s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
-            }
-            Map<String, String> data = PoolStatusRecords.data(s, Optional.ofNullable(acceptedRecords.get(pool)),
-                    acceptedRecords.containsKey(pool) ? targets.why(pool) : PoolStatusRecords.Why.NONE);
-            Optional<ConfigMap> existing = observer.statusRecord(settings.namespace(), pool);
-            if (existing.isPresent() && data.equals(existing.get().getData())) {
-                continue;
-            }
-            if (existing.isEmpty()) {
-                try {
-                    client.configMaps().inNamespace(settings.namespace()).resource(PoolStatusRecords.create(settings.namespace(), pool, data))
-                            .create();
-                    continue;
-                } catch (KubernetesClientException e) {
-                    if (e.getCode() != 409) {
-                        throw e;
-                    }
-                    // Created a moment ago and not yet in the watch cache: update it instead.
-                }
-            }
-            client.configMaps().inNamespace(settings.namespace()).withName(PoolStatusRecords.name(pool))
-                    .edit(cm -> {
-                        cm.setData(data);
-                        return cm;
-                    });
-        }
-    }
-
     /** The commit acted on. */
     public Optional<String> acceptedCommit() {
-        Acting a = acting;
-        return a == null ? Optional.empty() : Optional.of(a.commit());
+        return accepted.acting().map(AcceptedSpecs.Acting::commit);
     }
 
     /** Lets a reconcile in progress finish its steps (a leader handing over mid-step would leave work half done). */

@@ -1,0 +1,236 @@
+package dev.nightshift.agent.reconcile;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.spec.diff.CommitAcceptance;
+import dev.nightshift.spec.diff.InPlaceHistory;
+import dev.nightshift.spec.diff.PoolTarget;
+import dev.nightshift.spec.load.CanonicalYaml;
+import dev.nightshift.spec.load.LoadResult;
+import dev.nightshift.spec.model.ClusterSpec;
+import dev.nightshift.spec.model.ResolvedPool;
+import dev.nightshift.spec.model.WorkerPoolSpec;
+import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.plan.PoolReport;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * What the agent has accepted and acts on: each pool's accepted spec (read back from the pool
+ * records at start and at every term as leader), the refusals of the newest offered commit, the
+ * force tokens a taken commit spent, and each pool's target ({@link PoolTargets}). An offered
+ * commit is judged pool by pool by the pure {@link CommitAcceptance}; this keeps its inputs and
+ * its outcome. {@link PoolRecordWriter} writes what this holds into the records.
+ *
+ * <p>Changed only by the reconcile loop's thread; {@link #acting()} and {@link #rejected()} are
+ * also read from others.
+ */
+final class AcceptedSpecs {
+
+    // The lines keep the loop's logger: they were the Reconciler's before this class was split out of it.
+    private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+
+    /**
+     * What the agent acts on: the commit, and each pool resolved against the cluster as that pool
+     * accepted it (after an interrupted acceptance, pools may stand at different commits).
+     */
+    record Acting(String commit, ClusterSpec cluster, Map<String, ResolvedPool> pools) {
+    }
+
+    private final KubernetesClient client;
+    private final ClusterObserver observer;
+    private final String cluster;
+    private final String namespace;
+    /** Each pool's target and the spec it was last fully current at: why its nodes change. */
+    private final PoolTargets targets = new PoolTargets();
+    /** What the agent acts on; null until something was accepted or read from the records. */
+    private volatile Acting acting;
+    /** What each pool's record must say it accepted (canonical texts, so that unchanged records are not written again). */
+    private final Map<String, PoolStatusRecords.Accepted> acceptedRecords = new HashMap<>();
+    /** Pools whose record holds an accepted spec that cannot be read: no commit is accepted until it is fixed. */
+    private List<String> unreadableRecords = List.of();
+    private volatile List<String> rejected = List.of();
+    private final Map<String, String> tokensToRecord = new HashMap<>();
+
+    /**
+     * @param cluster   the cluster this agent reconciles
+     * @param namespace where the pool records are kept
+     */
+    AcceptedSpecs(KubernetesClient client, ClusterObserver observer, String cluster, String namespace) {
+        this.client = client;
+        this.observer = observer;
+        this.cluster = cluster;
+        this.namespace = namespace;
+    }
+
+    /**
+     * Reads what each pool accepted from its record, in the API server rather than a cache, so that
+     * a new leader judges the head against what the last leader accepted. A pool without a record
+     * accepted nothing: it is new.
+     */
+    void rebuildFromRecords() {
+        Map<String, ResolvedPool> pools = new TreeMap<>();
+        Map<String, PoolStatusRecords.Accepted> read = new HashMap<>();
+        List<String> unreadable = new ArrayList<>();
+        targets.clear();
+        for (ConfigMap map : client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
+            Optional<PoolStatusRecords.Accepted> accepted = PoolStatusRecords.accepted(map);
+            if (accepted.isEmpty()) {
+                continue;
+            }
+            String pool = map.getMetadata().getLabels().get(PoolStatusRecords.LABEL);
+            targets.read(pool, PoolStatusRecords.why(map));
+            LoadResult loaded = CanonicalYaml.read(accepted.get().cluster(), accepted.get().pool());
+            if (!loaded.valid() || loaded.specs().pools().size() != 1 || !loaded.specs().pools().get(0).name().equals(pool)) {
+                unreadable.add(pool + ": the spec it accepted, kept in ConfigMap " + namespace + "/" + map.getMetadata().getName()
+                        + ", cannot be read (" + loaded.errors().stream().limit(3).map(Object::toString).toList() + "); no commit is"
+                        + " applied until it is fixed, or its keys " + PoolStatusRecords.ACCEPTED_COMMIT + ", "
+                        + PoolStatusRecords.ACCEPTED_CLUSTER + " and " + PoolStatusRecords.ACCEPTED_POOL
+                        + " are removed (then the pool is judged as new)");
+                continue;
+            }
+            WorkerPoolSpec spec = loaded.specs().pools().get(0);
+            if (!spec.cluster().equals(cluster)) {
+                continue;
+            }
+            pools.put(pool, new ResolvedPool(loaded.specs().cluster(spec.cluster()).orElseThrow(), spec));
+            read.put(pool, accepted.get());
+        }
+        acceptedRecords.clear();
+        acceptedRecords.putAll(read);
+        unreadableRecords = List.copyOf(unreadable);
+        if (pools.isEmpty()) {
+            acting = null;
+            return;
+        }
+        // The commit most pools accepted names what is acted on, and its cluster gives the windows.
+        Map<String, String> commitByPool = new TreeMap<>();
+        read.forEach((pool, a) -> commitByPool.put(pool, a.commit()));
+        String commit = CommitAcceptance.majority(commitByPool).orElseThrow();
+        ClusterSpec clusterSpec = pools.entrySet().stream().filter(e -> read.get(e.getKey()).commit().equals(commit))
+                .findFirst().orElseThrow().getValue().cluster();
+        acting = new Acting(commit, clusterSpec, pools);
+        LOG.info("the pool records say commit {} was accepted ({} pool(s))", commit, pools.size());
+    }
+
+    /**
+     * Takes the offered spec unless one of its changes is rejected; then what was accepted stays.
+     * Each pool is judged against what it accepted (kept in its record); a pool that accepted
+     * nothing is new, and a pool no longer offered is deleted.
+     *
+     * @param candidate the newest good spec from Git; null while none was offered
+     */
+    void takeOffered(SpecRevision candidate) {
+        if (candidate == null) {
+            return;
+        }
+        Acting before = acting;
+        Optional<ClusterSpec> clusterSpec = candidate.specs().cluster(cluster);
+        if (clusterSpec.isEmpty()) {
+            rejected = CommitAcceptance.judge(candidate.commit(), candidate.specs(), cluster, Map.of(), InPlaceHistory.NONE)
+                    .refusals();
+            return;
+        }
+        List<ResolvedPool> offeredPools = candidate.specs().resolvedPools(cluster);
+        Map<String, ResolvedPool> byName = new TreeMap<>();
+        offeredPools.forEach(p -> byName.put(p.name(), p));
+        if (before != null && candidate.commit().equals(before.commit()) && before.pools().keySet().equals(byName.keySet())) {
+            return;
+        }
+        CommitAcceptance.Verdict verdict = before == null
+                ? CommitAcceptance.judge(candidate.commit(), candidate.specs(), cluster, Map.of(), InPlaceHistory.NONE)
+                : CommitAcceptance.judge(candidate.commit(), candidate.specs(), cluster, before.pools(), history());
+        tokensToRecord.putAll(verdict.forceTokensUsed());
+        List<String> refusals = new ArrayList<>(unreadableRecords);
+        refusals.addAll(verdict.refusals());
+        if (!refusals.isEmpty()) {
+            if (!refusals.equals(rejected)) {
+                LOG.error("commit {} is not applied; keeping {}: {}", candidate.commit(), before == null ? "nothing" : before.commit(), refusals);
+            }
+            rejected = List.copyOf(refusals);
+            return;
+        }
+        rejected = List.of();
+        Map<String, PoolTarget> newTargets = targets.accept(candidate.commit(), byName, before == null ? Map.of() : before.pools(),
+                Map.copyOf(acceptedRecords), before == null ? InPlaceHistory.NONE : history(), cluster);
+        acting = new Acting(candidate.commit(), clusterSpec.get(), byName);
+        String clusterText = CanonicalYaml.cluster(clusterSpec.get());
+        acceptedRecords.clear();
+        byName.forEach((name, p) -> acceptedRecords.put(name,
+                new PoolStatusRecords.Accepted(candidate.commit(), clusterText, CanonicalYaml.pool(p.pool()))));
+        if (newTargets.isEmpty()) {
+            LOG.info("acting on commit {}; no pool's target changes", candidate.commit());
+        } else {
+            LOG.info("acting on commit {}; new target for {}", candidate.commit(), PoolTargets.describe(newTargets));
+        }
+    }
+
+    /** In-place updates still in flight or failed, and the force tokens already spent, per pool. */
+    private InPlaceHistory history() {
+        Map<String, InPlaceHistory.Entry> entries = new HashMap<>();
+        ObservedCluster observed = observer.observe(MaintenanceState.CLOSED, true, Set.of());
+        for (ObservedNode n : observed.nodes()) {
+            if (n.updatingInPlace() || n.inPlaceFailed()) {
+                entries.put(InPlaceHistory.key(cluster, n.pool()),
+                        new InPlaceHistory.Entry(true, observed.status(n.pool()).usedForceTokens()));
+            }
+        }
+        observed.poolStatus().forEach((pool, s) -> entries.putIfAbsent(InPlaceHistory.key(cluster, pool),
+                new InPlaceHistory.Entry(false, s.usedForceTokens())));
+        return new InPlaceHistory(entries);
+    }
+
+    /** What the agent acts on; empty until something was accepted or read from the records. */
+    Optional<Acting> acting() {
+        return Optional.ofNullable(acting);
+    }
+
+    /** Why the newest offered commit is not applied; empty when it was taken. */
+    List<String> rejected() {
+        return rejected;
+    }
+
+    /** Each pool's target, for the report and the Events; replaced whole, never changed in place. */
+    Map<String, PoolTarget> targets() {
+        return targets.targets();
+    }
+
+    /** The plan's reports for what is acted on: pools fully current at what they accepted start their next target's reasons there. */
+    void observed(Map<String, PoolReport> reports) {
+        targets.observed(reports, acceptedRecords, acting.pools());
+    }
+
+    /** The pools whose record must hold an accepted spec. */
+    Set<String> recordedPools() {
+        return Set.copyOf(acceptedRecords.keySet());
+    }
+
+    /** What the pool's record must say it accepted; empty for a pool no longer accepted. */
+    Optional<PoolStatusRecords.Accepted> accepted(String pool) {
+        return Optional.ofNullable(acceptedRecords.get(pool));
+    }
+
+    /** Why the pool's nodes change, for its record; nothing for a pool no longer accepted. */
+    PoolStatusRecords.Why why(String pool) {
+        return acceptedRecords.containsKey(pool) ? targets.why(pool) : PoolStatusRecords.Why.NONE;
+    }
+
+    /** The force token the taken commit spent on the pool, handed out once, to be written as used into its record. */
+    Optional<String> takeForceTokenToRecord(String pool) {
+        return Optional.ofNullable(tokensToRecord.remove(pool));
+    }
+}

@@ -1,0 +1,80 @@
+package dev.nightshift.agent.reconcile;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.PoolStatus;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+/**
+ * Writes each pool's record (a ConfigMap, see {@link PoolStatusRecords}): its status, the spec it
+ * accepted and why its nodes change, as {@link AcceptedSpecs} holds them. A record that already
+ * says so is not written again.
+ */
+final class PoolRecordWriter {
+
+    private final KubernetesClient client;
+    private final ClusterObserver observer;
+    private final String namespace;
+    private final AcceptedSpecs accepted;
+
+    /** @param namespace where the pool records are kept */
+    PoolRecordWriter(KubernetesClient client, ClusterObserver observer, String namespace, AcceptedSpecs accepted) {
+        this.client = client;
+        this.observer = observer;
+        this.namespace = namespace;
+        this.accepted = accepted;
+    }
+
+    /**
+     * Writes each pool's record where it changed: its status and the spec it accepted. Records of
+     * pools no longer accepted lose their accepted spec: such a pool, offered again, is new.
+     *
+     * @param statuses each planned pool's status after this reconcile's steps; other pools keep the observed one
+     */
+    void write(Map<String, PoolStatus> statuses, ObservedCluster observed) {
+        Set<String> pools = new TreeSet<>(statuses.keySet());
+        pools.addAll(accepted.recordedPools());
+        observed.poolStatus().keySet().stream().filter(p -> observer.statusRecord(namespace, p)
+                .flatMap(PoolStatusRecords::accepted).isPresent()).forEach(pools::add);
+        for (String pool : pools) {
+            PoolStatus s = statuses.getOrDefault(pool, observed.status(pool));
+            Optional<String> token = accepted.takeForceTokenToRecord(pool);
+            if (token.isPresent()) {
+                Set<String> tokens = new HashSet<>(s.usedForceTokens());
+                tokens.add(token.get());
+                s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
+            }
+            Map<String, String> data = PoolStatusRecords.data(s, accepted.accepted(pool), accepted.why(pool));
+            Optional<ConfigMap> existing = observer.statusRecord(namespace, pool);
+            if (existing.isPresent() && data.equals(existing.get().getData())) {
+                continue;
+            }
+            if (existing.isEmpty()) {
+                try {
+                    client.configMaps().inNamespace(namespace).resource(PoolStatusRecords.create(namespace, pool, data))
+                            .create();
+                    continue;
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() != 409) {
+                        throw e;
+                    }
+                    // Created a moment ago and not yet in the watch cache: update it instead.
+                }
+            }
+            client.configMaps().inNamespace(namespace).withName(PoolStatusRecords.name(pool))
+                    .edit(cm -> {
+                        cm.setData(data);
+                        return cm;
+                    });
+        }
+    }
+}

@@ -41,8 +41,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  */
 final class AcceptedSpecs {
 
-    // The lines keep the loop's logger: they were the Reconciler's before this class was split out of it.
-    private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(AcceptedSpecs.class);
 
     /**
      * What the agent acts on: the commit, and each pool resolved against the cluster as that pool

@@ -285,8 +285,8 @@ public final class Reconciler implements AutoCloseable {
                 executor.execute(step).ifPresent(o -> {
                     outcomes.add(o);
                     LOG.info("{}", o.summary());
-                    whyEvents.executed(step, Optional.ofNullable(accepted.targets().get(step.pool())), observed.nodesOf(step.pool())
-                            .stream().anyMatch(n -> n.name().equals(step.target()) && byName.get(step.pool()).outdated(n)));
+                    whyEvents.executed(step, byName.get(step.pool()), observed.nodesOf(step.pool()).stream()
+                            .filter(n -> n.name().equals(step.target())).findFirst(), Optional.ofNullable(accepted.targets().get(step.pool())));
                 });
                 executed.add(step);
             }

@@ -3,8 +3,11 @@ package dev.nightshift.agent.reconcile;
 import java.util.Optional;
 
 import dev.nightshift.agent.kube.EventRecorder;
+import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.spec.diff.PoolAction;
 import dev.nightshift.spec.diff.PoolTarget;
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.Step;
 
 /**
@@ -25,24 +28,37 @@ final class WhyEvents {
     }
 
     /**
-     * After a step was carried out.
-     *
-     * @param outdated the step's node does not run its pool's target: the step is for the target, not a repair
+     * After a step was carried out on a node of {@code pool}: the Event names the pool's target when
+     * the node runs another spec, and the mark when a person marked the node for replacement; a
+     * step on a node that is current (a repair, which has its own NodeFailed Event) gets none.
      */
-    void executed(Step step, Optional<PoolTarget> target, boolean outdated) {
-        if (target.isEmpty() || !outdated) {
-            return;
+    void executed(Step step, DesiredPool pool, Optional<ObservedNode> node, Optional<PoolTarget> target) {
+        node.flatMap(n -> why(step, pool, n, target)).ifPresent(x -> events.node(step.target(), x.reason(), x.text()));
+    }
+
+    /** What the Event of {@code step} on {@code node} says, if it gets one. */
+    static Optional<Note> why(Step step, DesiredPool pool, ObservedNode node, Optional<PoolTarget> target) {
+        if (pool.hashOutdated(node) || pool.kubeletOutdated(node)) {
+            return target.flatMap(t -> note(step, t.summary(REASONS_SHOWN) + " (commit " + t.shortRevision() + ")",
+                    t.action() == PoolAction.ROLL));
         }
-        note(step, target.get()).ifPresent(n -> events.node(step.target(), n.reason(), n.text()));
+        if (node.needsUpdate()) {
+            return note(step, "the node is marked " + NodeMarks.NEEDS_UPDATE + "=true", !pool.spec().pool().updateStrategy().inPlace());
+        }
+        return Optional.empty();
     }
 
     record Note(EventRecorder.Reason reason, String text) {
     }
 
-    /** The Event a step for a target gets; none for steps that disrupt nothing (stamps, labels, taints, validations). */
-    static Optional<Note> note(Step step, PoolTarget t) {
-        String why = t.summary(REASONS_SHOWN) + " (commit " + t.shortRevision() + ")";
-        if ((step instanceof Step.Cordon || step instanceof Step.DeleteMachine) && t.action() == PoolAction.ROLL) {
+    /**
+     * The Event a disruptive step gets, saying {@code why}; none for steps that disrupt nothing
+     * (stamps, labels, taints, validations).
+     *
+     * @param replacing the node's machine is replaced (not updated in place)
+     */
+    static Optional<Note> note(Step step, String why, boolean replacing) {
+        if ((step instanceof Step.Cordon || step instanceof Step.DeleteMachine) && replacing) {
             // Said when the node is cordoned for its drain and again (counted) when its machine goes.
             return Optional.of(new Note(EventRecorder.Reason.NodeReplacing, "Replacing node: " + why));
         }

@@ -52,7 +52,10 @@ final class RollingReplacement implements NodeUpdatePlanner {
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
         List<ObservedNode> candidates = view.outdatedNodes().stream()
                 .filter(n -> (n.registered() || view.bastion()) && !n.draining())
-                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparing(ObservedNode::name))
+                // Down nodes first (they cost no budget), then in the order the provider lets machines
+                // leave (a surge partner can only go when its turn comes), then by name.
+                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparingInt(ObservedNode::removalOrder)
+                        .thenComparing(ObservedNode::name))
                 .toList();
         boolean canary = !view.canaryPassed();
         if (canary && updatesInFlight(view) > 0) {

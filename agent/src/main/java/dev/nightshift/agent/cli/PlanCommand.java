@@ -69,27 +69,17 @@ public final class PlanCommand implements Callable<Integer> {
         }
 
         @Override
-        public void create(String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) {
+        public void create(DesiredPool pool, String surgeFor) {
             throw new UnsupportedOperationException("plan changes nothing");
         }
 
         @Override
-        public void delete(String pool, String machine, boolean replace, StampedHash rollHash, StampedHash kubeletHash) {
+        public Deletion delete(DesiredPool pool, String machine, boolean replace) {
             throw new UnsupportedOperationException("plan changes nothing");
         }
 
         @Override
-        public void updateInPlace(String machine, StampedHash rollHash, StampedHash kubeletHash) {
-            throw new UnsupportedOperationException("plan changes nothing");
-        }
-
-        @Override
-        public void stamp(String machine, StampedHash rollHash, StampedHash kubeletHash) {
-            throw new UnsupportedOperationException("plan changes nothing");
-        }
-
-        @Override
-        public void restartKubelet(String machine, StampedHash kubeletHash) {
+        public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
             throw new UnsupportedOperationException("plan changes nothing");
         }
     };

@@ -141,17 +141,23 @@ public final class ClusterObserver implements AutoCloseable {
     }
 
     public ObservedCluster observe(MaintenanceState maintenance, boolean controlPlaneReady, Set<String> pools) {
+        Map<String, Machine> byNode = new HashMap<>();
+        List<Machine> machines = new ArrayList<>();
+        for (String pool : pools) {
+            for (Machine m : provider.machines(pool)) {
+                machines.add(m);
+                m.node().ifPresent(node -> byNode.put(node, m));
+            }
+        }
         List<ObservedNode> observed = new ArrayList<>();
         Set<String> registered = new HashSet<>();
         for (Node node : nodes.getStore().list()) {
             registered.add(node.getMetadata().getName());
-            observed.add(toObserved(node));
+            observed.add(withMachine(toObserved(node), Optional.ofNullable(byNode.get(node.getMetadata().getName()))));
         }
-        for (String pool : pools) {
-            for (Machine m : provider.machines(pool)) {
-                if (!registered.contains(m.name())) {
-                    observed.add(unregistered(m));
-                }
+        for (Machine m : machines) {
+            if (m.node().filter(registered::contains).isEmpty()) {
+                observed.add(unregistered(m));
             }
         }
         Map<String, PoolStatus> status = new HashMap<>();
@@ -163,6 +169,18 @@ public final class ClusterObserver implements AutoCloseable {
             controlPlaneNodes.put(node.getMetadata().getName(), readySince(node).isPresent());
         }
         return new ObservedCluster(observed, controlPlaneReady, maintenance, status, controlPlaneNodes);
+    }
+
+    /**
+     * The pools the machine provider refuses to act on, each with its reason (what to change):
+     * Nightshift does nothing to them and reports why.
+     */
+    public Map<String, String> refusals(Set<String> pools) {
+        Map<String, String> refused = new java.util.TreeMap<>();
+        for (String pool : pools) {
+            provider.refusal(pool).ifPresent(reason -> refused.put(pool, reason));
+        }
+        return refused;
     }
 
     /** Pods a drain must evict: not owned by a DaemonSet, not mirror pods, not finished. */
@@ -239,7 +257,7 @@ public final class ClusterObserver implements AutoCloseable {
                 node.getMetadata().getDeletionTimestamp() != null,
                 Optional.ofNullable(node.getMetadata().getCreationTimestamp()).flatMap(NodeMarks::instant),
                 managed, NodeMarks.managedTaints(a), present(NodeMarks.managedAnnotationKeys(a), a),
-                conditions(node));
+                conditions(node), 0);
     }
 
     /** The managed keys the node still carries, with the values it carries now. */
@@ -256,8 +274,28 @@ public final class ClusterObserver implements AutoCloseable {
     private static ObservedNode unregistered(Machine m) {
         return new ObservedNode(m.name(), m.pool(), Optional.ofNullable(m.rollHash()), Optional.ofNullable(m.kubeletHash()),
                 false, m.running() ? Optional.of(m.createdAt()) : Optional.empty(), false, false, Optional.empty(), false,
-                List.of(), false, false, false, m.surgeFor(), Optional.empty(), false, Optional.empty(), false,
-                Optional.of(m.createdAt()), Map.of(), List.of(), Map.of(), List.of());
+                List.of(), false, false, false, m.surgeFor(), Optional.empty(), false, Optional.empty(), m.deleting(),
+                Optional.of(m.createdAt()), Map.of(), List.of(), Map.of(), List.of(), m.removalOrder());
+    }
+
+    /**
+     * A registered node with what its machine's provider adds: a machine being deleted is
+     * terminating, one its provider's health check failed is not Ready (so unavailable), and the
+     * provider's removal order. The node's own marks stay authoritative.
+     */
+    private static ObservedNode withMachine(ObservedNode node, Optional<Machine> machine) {
+        if (machine.isEmpty()) {
+            return node;
+        }
+        Machine m = machine.get();
+        ObservedNode.Builder b = node.toBuilder().removalOrder(m.removalOrder());
+        if (m.deleting()) {
+            b.terminating(true);
+        }
+        if (m.healthCheckFailed()) {
+            b.readySince(null);
+        }
+        return b.build();
     }
 
     private static Optional<Instant> readySince(Node node) {

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,9 +22,11 @@ import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.NodeUpdater;
 import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.EvictionBackoff;
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -56,22 +59,28 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     private final NodePatcher patcher;
     private final Evictor evictor;
     private final ClusterObserver observer;
-    private final MachineProvider provider;
+    private final MachineProvider machines;
+    private final NodeUpdater nodeUpdates;
+    /** Each pool's desired spec, as the plan being executed was made from. */
+    private final Function<String, DesiredPool> desired;
     private final Clock clock;
     private final EventRecorder events;
 
-    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider provider, Clock clock) {
-        this(client, evictor, observer, provider, clock, new EventRecorder(client, clock, EventRecorder.COMPONENT));
-    }
-
-    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider provider, Clock clock,
-                        EventRecorder events) {
+    /**
+     * @param machines    creates and deletes machines
+     * @param nodeUpdates updates nodes in place and restarts kubelets
+     * @param desired     each pool's desired spec, by pool name, as the plan being executed was made from
+     */
+    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
+                        NodeUpdater nodeUpdates, Function<String, DesiredPool> desired, Clock clock, EventRecorder events) {
         this.events = events;
         this.client = client;
         this.patcher = new NodePatcher(client);
         this.evictor = evictor;
         this.observer = observer;
-        this.provider = provider;
+        this.machines = machines;
+        this.nodeUpdates = nodeUpdates;
+        this.desired = desired;
         this.clock = clock;
     }
 
@@ -86,7 +95,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         if (observer.node(node).isPresent()) {
             patchAnnotations(node, NodeMarks.hashes(s.rollHash(), s.kubeletHash()));
         } else {
-            provider.stamp(node, s.rollHash(), s.kubeletHash());
+            machines.stamp(s.pool(), node, s.rollHash(), s.kubeletHash());
         }
         return outcome(s, s.adopted() ? "adopted " + node + " (stamped, not disrupted)" : "re-stamped " + node);
     }
@@ -148,13 +157,17 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> deleteMachine(Step.DeleteMachine d) {
         String node = d.target();
-        provider.delete(d.pool(), node, d.replace(), d.rollHash(), d.kubeletHash());
-        return outcome(d, "deleted machine " + node + (d.replace() ? ", replacement requested" : ""));
+        MachineProvider.Deletion deletion = machines.delete(target(d.pool(), d.rollHash(), d.kubeletHash()), node, d.replace());
+        if (!deletion.started()) {
+            LOG.info("machine of {} not deleted yet: {}", node, deletion.detail());
+            return Optional.empty();
+        }
+        return outcome(d, deletion.detail());
     }
 
     @Override
     public Optional<Outcome> createMachine(Step.CreateMachine c) {
-        provider.create(c.pool(), c.surgeFor(), c.rollHash(), c.kubeletHash());
+        machines.create(target(c.pool(), c.rollHash(), c.kubeletHash()), c.surgeFor());
         return outcome(c, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
     }
 
@@ -174,7 +187,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             }
             return a.isEmpty() ? Optional.empty() : Optional.of(Map.of("metadata", Map.of("annotations", a)));
         });
-        provider.updateInPlace(node, u.rollHash(), u.kubeletHash());
+        nodeUpdates.updateInPlace(target(u.pool(), u.rollHash(), u.kubeletHash()), node);
         return outcome(u, "updating " + node + " in place");
     }
 
@@ -194,7 +207,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         if (!started.get()) {
             return Optional.empty();
         }
-        provider.restartKubelet(node, r.kubeletHash());
+        nodeUpdates.restartKubelet(target(r.pool(), desired.apply(r.pool()).rollHash(), r.kubeletHash()), node);
         return outcome(r, "restarting the kubelet on " + node);
     }
 
@@ -238,6 +251,11 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         Optional<Outcome> drained = drain(r, node);
         String summary = "repairing " + node + " (" + r.condition() + " since " + r.since() + "): cordoned, draining";
         return Optional.of(new Outcome(r, summary, drained.map(Outcome::evictions).orElse(Evictions.NONE)));
+    }
+
+    /** The pool's desired spec with the hashes the step was planned with (they are the pool's desired hashes). */
+    private DesiredPool target(String pool, dev.nightshift.spec.hash.StampedHash rollHash, dev.nightshift.spec.hash.StampedHash kubeletHash) {
+        return new DesiredPool(desired.apply(pool).spec(), rollHash, kubeletHash);
     }
 
     private static Optional<Outcome> outcome(Step step, String summary) {

@@ -1,34 +1,58 @@
 package dev.nightshift.agent.provider;
 
 import java.util.List;
+import java.util.Optional;
 
 import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.strategies.model.DesiredPool;
 
 /**
- * Where machines come from: a cloud, Cluster API, a machine API, or the simulator. Nightshift asks
- * for machines to be created, deleted, updated in place and their kubelets restarted; the machines
- * become (or stop being) Kubernetes nodes on their own, and Nightshift observes that.
+ * Where machines come from: Cluster API, a machine API, or the simulator. Nightshift asks for
+ * machines to be created and deleted; the machines become (or stop being) Kubernetes nodes on
+ * their own, and Nightshift observes that. Updating a node without replacing its machine is a
+ * {@link NodeUpdater}'s work.
+ *
+ * <p>Every call must be safe to repeat: a restarted agent, or one that lost its lease mid-plan,
+ * asks again for what it may already have asked.
  */
 public interface MachineProvider {
 
-    /** Machines of the pool, registered as nodes or not. */
+    /**
+     * Why the provider will not act on this pool (a missing or misconfigured backing object, named
+     * with what to change), or empty. Nothing is done to a refused pool and the reason is reported.
+     */
+    default Optional<String> refusal(String pool) {
+        return Optional.empty();
+    }
+
+    /** Machines of the pool, registered as nodes or not, including those asked for and not created yet. */
     List<Machine> machines(String pool);
 
-    /** A new machine that stands in for {@code surgeFor} (empty for none) and registers stamped with these hashes. */
-    void create(String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash);
+    /** A new machine of {@code pool} at its desired spec, standing in for {@code surgeFor} (empty for none). */
+    void create(DesiredPool pool, String surgeFor);
 
     /**
-     * Deletes a machine. With {@code replace}, creates its replacement (stamped with these hashes)
-     * in the same call, as terminating an instance of a scaling group without lowering its size.
+     * Deletes a machine ({@code machine} is its node's name once registered, else the machine's
+     * name). With {@code replace}, its replacement at the pool's desired spec is asked for in the
+     * same call, as when an instance of a scaling group is terminated without lowering its size.
+     *
+     * @return what happened; a provider that cannot delete this machine yet says why and deletes nothing
      */
-    void delete(String pool, String machine, boolean replace, StampedHash rollHash, StampedHash kubeletHash);
-
-    /** Starts an in-place update; the node reports the new hashes when done. No-op if one to the same target runs. */
-    void updateInPlace(String machine, StampedHash rollHash, StampedHash kubeletHash);
+    Deletion delete(DesiredPool pool, String machine, boolean replace);
 
     /** Records the hashes a machine runs when it never registers as a node (bastions): adoption and re-stamping. */
-    void stamp(String machine, StampedHash rollHash, StampedHash kubeletHash);
+    void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash);
 
-    /** Restarts the kubelet with a new configuration; the node reports the new kubelet hash when done. */
-    void restartKubelet(String machine, StampedHash kubeletHash);
+    /** The answer to a deletion. */
+    record Deletion(boolean started, String detail) {
+
+        public static Deletion started(String detail) {
+            return new Deletion(true, detail);
+        }
+
+        /** Nothing was deleted: the deletion must wait, for this reason. */
+        public static Deletion deferred(String reason) {
+            return new Deletion(false, reason);
+        }
+    }
 }

@@ -109,6 +109,8 @@ public final class Reconciler implements AutoCloseable {
     private final Map<String, Instant> outdatedSince = new HashMap<>();
     private NodeUpdateTracker tracker = new NodeUpdateTracker();
     private final WhyEvents whyEvents;
+    /** The desired pools of the plan being executed, by name: what the executor creates machines and updates nodes to. */
+    private volatile Map<String, DesiredPool> planned = Map.of();
 
     /**
      * @param apiServerReady asked once per reconcile that validates a pool or starts a repair: the API
@@ -154,6 +156,15 @@ public final class Reconciler implements AutoCloseable {
 
     public boolean leading() {
         return leading;
+    }
+
+    /** The desired spec of {@code pool} in the plan being executed (the executor's steps come from it). */
+    public DesiredPool desired(String pool) {
+        DesiredPool p = planned.get(pool);
+        if (p == null) {
+            throw new IllegalStateException("no pool " + pool + " in the plan being executed");
+        }
+        return p;
     }
 
     /** A new good spec from Git: taken at the next reconcile unless a change in it is not allowed. */
@@ -242,7 +253,9 @@ public final class Reconciler implements AutoCloseable {
                 observer.controlPlaneNodesReady(), pools);
         KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(desired, observed, now), desired,
                 settings.apiServerVersion());
-        Plan plan = guarded.plan();
+        // A pool whose machines the provider will not manage as they are is held: nothing is done to it.
+        Map<String, String> refused = observer.refusals(pools);
+        Plan plan = guarded.plan().holding(refused);
         accepted.observed(plan.reports());
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         List<Step> executed = new ArrayList<>();
@@ -250,6 +263,7 @@ public final class Reconciler implements AutoCloseable {
         plan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
         Map<String, DesiredPool> byName = new HashMap<>();
         desired.pools().forEach(p -> byName.put(p.name(), p));
+        planned = Map.copyOf(byName);
         Optional<Boolean> apiServerAnswered = Optional.empty();
         if (!settings.dryRun()) {
             for (Step step : plan.steps()) {
@@ -296,6 +310,7 @@ public final class Reconciler implements AutoCloseable {
         }
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed, now);
         List<String> notices = new ArrayList<>(guarded.reasons());
+        refused.forEach((pool, reason) -> notices.add(pool + ": " + reason));
         desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
                 + ": " + dev.nightshift.spec.model.WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
                 + " maintenance windows (exclusions still apply)"));

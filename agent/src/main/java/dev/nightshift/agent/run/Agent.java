@@ -38,6 +38,7 @@ import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.metrics.AgentMetrics;
 import dev.nightshift.agent.metrics.ApiErrorInterceptor;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.NodeUpdater;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.reconcile.Reconciler;
 import dev.nightshift.agent.schedule.AgentScheduler;
@@ -67,6 +68,7 @@ public final class Agent implements AutoCloseable {
     private final AgentMetrics metrics;
     private KubernetesClient client;
     private final MachineProvider provider;
+    private final NodeUpdater nodeUpdates;
     private final Clock clock;
     private final Consumer<ReconcileReport> reportListener;
     private final AtomicReference<ReconcileReport> lastReport = new AtomicReference<>();
@@ -87,12 +89,19 @@ public final class Agent implements AutoCloseable {
     /** The maintenance the window wake-ups were scheduled for; rescheduled only when it changes. */
     private Optional<Maintenance> calendarFor;
 
-    public Agent(AgentConfig config, KubernetesClient client, MachineProvider provider, Clock clock,
+    /** With one backend that both provides machines and updates nodes (the simulated cloud). */
+    public <B extends MachineProvider & NodeUpdater> Agent(AgentConfig config, KubernetesClient client, B backend, Clock clock,
+                                                           Consumer<ReconcileReport> reportListener) {
+        this(config, client, backend, backend, clock, reportListener);
+    }
+
+    public Agent(AgentConfig config, KubernetesClient client, MachineProvider provider, NodeUpdater nodeUpdates, Clock clock,
                  Consumer<ReconcileReport> reportListener) {
         this.config = config;
         this.given = client;
         this.metrics = new AgentMetrics(Optional.ofNullable(Agent.class.getPackage().getImplementationVersion()).orElse("development"));
         this.provider = provider;
+        this.nodeUpdates = nodeUpdates;
         this.clock = clock;
         this.reportListener = reportListener;
     }
@@ -111,7 +120,9 @@ public final class Agent implements AutoCloseable {
         evictor = new Evictor(client.getConfiguration(), List.of(apiErrors));
         apiServerProbe = new ApiServerProbe(client.getConfiguration(), List.of(apiErrors));
         events = new EventRecorder(client, clock, config.leaderElection().identity());
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, clock, events);
+        // The reconciler executes the steps of the plan it made: the desired pools are the ones it planned with.
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, pool -> reconciler.desired(pool),
+                clock, events);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(), clock, this::onReport, events);

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
@@ -30,6 +31,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 
 /** What the observer reads from the embedded API and the simulated cloud, one behaviour per test. */
 class ClusterObserverTest {
+
+    /** The pool's spec for machines the cloud is asked for; the hashes come with each request. */
+    private static final dev.nightshift.spec.model.ResolvedPool WEB_SPEC = dev.nightshift.agent.TestClusters.oneWebPool().pools().get(0).spec();
 
     private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
     private static final StampedHash OLD = new StampedHash(1, "0".repeat(32));
@@ -138,7 +142,7 @@ class ClusterObserverTest {
 
     @Test
     void aMachineTheProviderReportsThatNeverRegisteredJoinsAsAnUnregisteredNode() throws Exception {
-        seam.provider.create(POOL, NODE, NEW, NEW);
+        seam.provider.create(new DesiredPool(WEB_SPEC, NEW, NEW), NODE);
         seam.startObserving();
 
         assertThat(seam.observed()).filteredOn(n -> !n.name().equals(NODE)).singleElement().satisfies(m -> {

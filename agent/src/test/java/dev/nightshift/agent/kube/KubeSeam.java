@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 
+import dev.nightshift.agent.TestClusters;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.spec.hash.StampedHash;
@@ -46,7 +47,8 @@ final class KubeSeam implements AutoCloseable {
         provider.seed(POOL, NODE, Optional.of(roll), Optional.of(kubelet));
         observer = new ClusterObserver(kube.client(), "nightshift-system", provider, () -> { }, clock);
         evictor = new Evictor(kube.client().getConfiguration());
-        executor = new StepExecutor(kube.client(), evictor, observer, provider, clock);
+        executor = new StepExecutor(kube.client(), evictor, observer, provider, provider, pool -> TestClusters.oneWebPool().pools().get(0), clock,
+                new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
     }
 
     /** A cloud whose delays (registration, in-place update, kubelet restart) never run out during a test. */

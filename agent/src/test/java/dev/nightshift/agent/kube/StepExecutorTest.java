@@ -15,6 +15,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
 import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
 import dev.nightshift.spec.hash.StampedHash;
@@ -28,6 +29,9 @@ import io.fabric8.kubernetes.api.model.TaintBuilder;
  * from what the API server stored and the requests it saw.
  */
 class StepExecutorTest {
+
+    /** The pool's spec for machines the cloud is asked for; the hashes come with each request. */
+    private static final dev.nightshift.spec.model.ResolvedPool WEB_SPEC = dev.nightshift.agent.TestClusters.oneWebPool().pools().get(0).spec();
 
     private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
     private static final StampedHash OLD = new StampedHash(1, "0".repeat(32));
@@ -191,7 +195,7 @@ class StepExecutorTest {
 
     @Test
     void aStampOfARegisteredNodeWritesTheHashesAndOfAMachineWithoutANodeGoesToTheProvider() throws Exception {
-        seam.provider.create(POOL, null, OLD, OLD);
+        seam.provider.create(new DesiredPool(WEB_SPEC, OLD, OLD), null);
         String bastion = seam.provider.machines(POOL).stream().map(m -> m.name()).filter(n -> !n.equals(NODE)).findFirst().orElseThrow();
         observing();
 

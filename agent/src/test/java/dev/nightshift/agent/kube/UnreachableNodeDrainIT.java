@@ -19,6 +19,7 @@ import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedNode;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -151,27 +152,17 @@ class UnreachableNodeDrainIT {
         }
 
         @Override
-        public void create(String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) {
+        public void create(DesiredPool pool, String surgeFor) {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public void delete(String pool, String machine, boolean replace, StampedHash rollHash, StampedHash kubeletHash) {
+        public Deletion delete(DesiredPool pool, String machine, boolean replace) {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public void updateInPlace(String machine, StampedHash rollHash, StampedHash kubeletHash) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void stamp(String machine, StampedHash rollHash, StampedHash kubeletHash) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void restartKubelet(String machine, StampedHash kubeletHash) {
+        public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
             throw new UnsupportedOperationException();
         }
     }

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.kube.StepExecutor;
@@ -102,7 +103,8 @@ class ReconcilerIT {
         });
         observer.start();
         evictor = new Evictor(client.getConfiguration());
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, Clock.systemUTC());
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, provider, pool -> reconciler.desired(pool),
+                Clock.systemUTC(), new EventRecorder(client, Clock.systemUTC(), EventRecorder.COMPONENT));
         reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 1, java.time.Duration.ofSeconds(10), false, Optional.empty(), true), client, observer, executor,
                 apiServerReady::get, new RolloutPlanner(), Clock.systemUTC(), reports::add);
     }
@@ -174,7 +176,8 @@ class ReconcilerIT {
     @Test
     void aPoolStartsOnlyAfterItsConsecutiveValidationsEachAnIntervalApart() {
         reconciler.close();
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, Clock.systemUTC());
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, provider, pool -> reconciler.desired(pool),
+                Clock.systemUTC(), new EventRecorder(client, Clock.systemUTC(), EventRecorder.COMPONENT));
         reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 3, Duration.ofSeconds(3), false,
                 Optional.empty(), true), client, observer, executor, apiServerReady::get, new RolloutPlanner(), Clock.systemUTC(),
                 reports::add);

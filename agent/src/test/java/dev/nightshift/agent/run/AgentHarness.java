@@ -92,7 +92,7 @@ final class AgentHarness implements AutoCloseable {
     void startAgent(String cluster, boolean dryRun) throws Exception {
         AgentConfig config = TestAgentConfig.of(daemon.url("specs.git"), cluster, Files.createTempDirectory(tmp, "cache"))
                 .with(dryRun ? DRY_RUN : AgentConfig.Overrides.NONE);
-        agent = new Agent(config, agentClient, machineRequests, Clock.systemUTC(), r -> { });
+        agent = new Agent(config, agentClient, machineRequests, provider, Clock.systemUTC(), r -> { });
         agent.start();
     }
 

@@ -9,6 +9,7 @@ import java.util.Optional;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.strategies.model.DesiredPool;
 
 /**
  * The cloud's side of the record: every machine the agent created on its own (a surge machine, or one
@@ -52,28 +53,18 @@ final class MachineRequests implements MachineProvider {
     }
 
     @Override
-    public void create(String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) {
-        record(pool, surgeFor);
-        cloud.create(pool, surgeFor, rollHash, kubeletHash);
+    public void create(DesiredPool pool, String surgeFor) {
+        record(pool.name(), surgeFor);
+        cloud.create(pool, surgeFor);
     }
 
     @Override
-    public void delete(String pool, String machine, boolean replace, StampedHash rollHash, StampedHash kubeletHash) {
-        cloud.delete(pool, machine, replace, rollHash, kubeletHash);
+    public Deletion delete(DesiredPool pool, String machine, boolean replace) {
+        return cloud.delete(pool, machine, replace);
     }
 
     @Override
-    public void updateInPlace(String machine, StampedHash rollHash, StampedHash kubeletHash) {
-        cloud.updateInPlace(machine, rollHash, kubeletHash);
-    }
-
-    @Override
-    public void stamp(String machine, StampedHash rollHash, StampedHash kubeletHash) {
-        cloud.stamp(machine, rollHash, kubeletHash);
-    }
-
-    @Override
-    public void restartKubelet(String machine, StampedHash kubeletHash) {
-        cloud.restartKubelet(machine, kubeletHash);
+    public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
+        cloud.stamp(pool, machine, rollHash, kubeletHash);
     }
 }

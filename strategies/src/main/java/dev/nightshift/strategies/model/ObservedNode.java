@@ -31,6 +31,9 @@ import dev.nightshift.spec.model.Taint;
  * @param managedAnnotations the annotations Nightshift set on it, with their values on the node now
  *                          (only those are ever changed or removed)
  * @param conditions        the node's status conditions (empty for a machine that never registered)
+ * @param removalOrder      the order in which the machine provider lets old machines leave the pool
+ *                          when it shrinks, lower first (Cluster API: the oldest old MachineSet
+ *                          first); 0 where any order will do
  */
 public record ObservedNode(
         String name,
@@ -56,7 +59,8 @@ public record ObservedNode(
         Map<String, String> managedLabels,
         List<Taint> managedTaints,
         Map<String, String> managedAnnotations,
-        List<NodeCondition> conditions) {
+        List<NodeCondition> conditions,
+        int removalOrder) {
 
     public ObservedNode {
         conditions = List.copyOf(conditions);
@@ -91,7 +95,7 @@ public record ObservedNode(
     public static ObservedNode ready(String name, String pool, Instant since) {
         return new ObservedNode(name, pool, Optional.empty(), Optional.empty(), true, Optional.of(since), false, false,
                 Optional.empty(), false, List.of(), false, false, false, Optional.empty(), Optional.empty(), false, Optional.empty(), false, Optional.of(since), Map.of(), List.of(),
-                Map.of(), List.of());
+                Map.of(), List.of(), 0);
     }
 
     public Builder toBuilder() {
@@ -124,6 +128,7 @@ public record ObservedNode(
         private List<Taint> managedTaints;
         private Map<String, String> managedAnnotations;
         private List<NodeCondition> conditions;
+        private int removalOrder;
 
         private Builder(ObservedNode n) {
             name = n.name;
@@ -150,6 +155,7 @@ public record ObservedNode(
             managedTaints = n.managedTaints;
             managedAnnotations = n.managedAnnotations;
             conditions = n.conditions;
+            removalOrder = n.removalOrder;
         }
 
         public Builder name(String v) { name = v; return this; }
@@ -175,12 +181,13 @@ public record ObservedNode(
         public Builder managedTaints(List<Taint> v) { managedTaints = v; return this; }
         public Builder managedAnnotations(Map<String, String> v) { managedAnnotations = v; return this; }
         public Builder conditions(List<NodeCondition> v) { conditions = v; return this; }
+        public Builder removalOrder(int v) { removalOrder = v; return this; }
 
         public ObservedNode build() {
             return new ObservedNode(name, pool, rollHash, kubeletHash, registered, readySince, cordoned, updateTainted,
                     drainStartedAt, drained, blockedEvictions, needsUpdate, candidateForUpdate, selectedForUpdate, surgeFor,
                     inPlaceStartedAt, inPlaceFailed, kubeletRestartAt, terminating, createdAt, managedLabels, managedTaints,
-                    managedAnnotations, conditions);
+                    managedAnnotations, conditions, removalOrder);
         }
     }
 }

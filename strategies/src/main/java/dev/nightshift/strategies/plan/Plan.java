@@ -50,4 +50,13 @@ public record Plan(List<PoolPlan> pools, Optional<Instant> wakeAt) {
     public Plan withoutStepsIn(Set<String> held) {
         return new Plan(pools.stream().map(p -> held.contains(p.pool()) ? p.withoutSteps() : p).toList(), wakeAt);
     }
+
+    /**
+     * The same plan with the named pools held: their steps dropped, their reports saying why
+     * (a machine provider that refuses the pool's backing objects).
+     */
+    public Plan holding(Map<String, String> reasons) {
+        return new Plan(pools.stream().map(p -> reasons.containsKey(p.pool())
+                ? new PoolPlan(p.pool(), List.of(), p.report().held(reasons.get(p.pool()))) : p).toList(), wakeAt);
+    }
 }

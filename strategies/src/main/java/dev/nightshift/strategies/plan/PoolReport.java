@@ -64,6 +64,12 @@ public record PoolReport(
     public record BlockedDrain(String node, BlockedEviction eviction) {
     }
 
+    /** This report of a pool nothing is done to, for {@code reason}: not progressing, and saying why. */
+    public PoolReport held(String reason) {
+        return new PoolReport(pool, phase, pendingAction, count, current, outdated, updating, failed, resolvedMaxSurge,
+                resolvedMaxUnavailable, false, reason, adopted, awaitingSelection, blockedDrains, status, unhealthyNodes, failedNodes);
+    }
+
     /**
      * Nodes of the pool are being replaced, updated or restarted: some are in flight, or the pool's
      * phase is an update. Waiting (for a window, a turn, a selection) is not in progress.

@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.NodeUpdater;
 import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.strategies.model.DesiredPool;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -31,10 +33,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * A cloud in a box: machines register as Ready Kubernetes nodes after a delay, in-place updates
  * and kubelet restarts apply after a delay, and failures can be injected. Used by the demo and the
  * end-to-end tests; it plays the part of the cloud, so it keeps its own state, separate from the
- * agent's (which keeps none). The marks it writes on the nodes (hashes, surge partner, in-place
+ * agent's (which keeps none). It is both the machine provider and the node updater. The marks it writes on the nodes (hashes, surge partner, in-place
  * failure) are written through {@link NodeMarks}, as the agent's own.
  */
-public final class SimulatedMachineProvider implements MachineProvider {
+public final class SimulatedMachineProvider implements MachineProvider, NodeUpdater {
 
     private static final Logger LOG = LoggerFactory.getLogger(SimulatedMachineProvider.class);
 
@@ -69,8 +71,7 @@ public final class SimulatedMachineProvider implements MachineProvider {
     /** Puts machines that already run (registered, Ready) into the box: a cluster as it was before Nightshift. */
     public void seed(String pool, String name, Optional<StampedHash> rollHash, Optional<StampedHash> kubeletHash) {
         Instant now = clock.instant();
-        machines.put(name, new Machine(name, pool, now, rollHash.orElse(null), kubeletHash.orElse(null), Optional.empty(),
-                true));
+        machines.put(name, Machine.named(name, pool, now, rollHash.orElse(null), kubeletHash.orElse(null), Optional.empty(), true));
         if (!bastionPool.test(pool)) {
             client.nodes().resource(node(name, pool, rollHash, kubeletHash, Optional.empty(), true)).create();
         }
@@ -82,10 +83,14 @@ public final class SimulatedMachineProvider implements MachineProvider {
     }
 
     @Override
-    public synchronized void create(String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) {
+    public void create(DesiredPool pool, String surgeFor) {
+        create(pool.name(), surgeFor, pool.rollHash(), pool.kubeletHash());
+    }
+
+    private synchronized void create(String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) {
         String name = pool + "-" + Integer.toString(100_000 + (++created) * 7 + random.nextInt(7), 36);
         Optional<String> partner = Optional.ofNullable(surgeFor).filter(s -> !s.isEmpty());
-        Machine machine = new Machine(name, pool, clock.instant(), rollHash, kubeletHash, partner, false);
+        Machine machine = Machine.named(name, pool, clock.instant(), rollHash, kubeletHash, partner, false);
         machines.put(name, machine);
         LOG.info("machine {} of pool {} requested{}", name, pool, partner.map(p -> " to stand in for " + p).orElse(""));
         if (random.nextDouble() < behaviour.neverRegisters()) {
@@ -98,7 +103,7 @@ public final class SimulatedMachineProvider implements MachineProvider {
         if (!machines.containsKey(machine.name())) {
             return;
         }
-        machines.put(machine.name(), new Machine(machine.name(), machine.pool(), machine.createdAt(), machine.rollHash(),
+        machines.put(machine.name(), Machine.named(machine.name(), machine.pool(), machine.createdAt(), machine.rollHash(),
                 machine.kubeletHash(), machine.surgeFor(), true));
         if (bastionPool.test(machine.pool())) {
             return;
@@ -133,20 +138,23 @@ public final class SimulatedMachineProvider implements MachineProvider {
      * caller interrupted mid-call cannot leave the pool a machine short.
      */
     @Override
-    public synchronized void delete(String pool, String machine, boolean replace, StampedHash rollHash, StampedHash kubeletHash) {
+    public synchronized Deletion delete(DesiredPool pool, String machine, boolean replace) {
         if (machines.remove(machine) == null) {
-            return;
+            return Deletion.started("machine " + machine + " is already gone");
         }
         inPlaceTargets.remove(machine);
         if (replace) {
-            create(pool, null, rollHash, kubeletHash);
+            create(pool.name(), null, pool.rollHash(), pool.kubeletHash());
         }
         executor.execute(() -> client.nodes().withName(machine).delete());
-        LOG.info("machine {} of pool {} deleted{}", machine, pool, replace ? ", replacement requested" : "");
+        LOG.info("machine {} of pool {} deleted{}", machine, pool.name(), replace ? ", replacement requested" : "");
+        return Deletion.started("deleted machine " + machine + (replace ? ", replacement requested" : ""));
     }
 
     @Override
-    public void updateInPlace(String machine, StampedHash rollHash, StampedHash kubeletHash) {
+    public void updateInPlace(DesiredPool pool, String machine) {
+        StampedHash rollHash = pool.rollHash();
+        StampedHash kubeletHash = pool.kubeletHash();
         if (rollHash.equals(inPlaceTargets.put(machine, rollHash))) {
             return;
         }
@@ -173,13 +181,14 @@ public final class SimulatedMachineProvider implements MachineProvider {
     }
 
     @Override
-    public void stamp(String machine, StampedHash rollHash, StampedHash kubeletHash) {
-        machines.computeIfPresent(machine, (name, m) -> new Machine(name, m.pool(), m.createdAt(), rollHash, kubeletHash,
+    public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
+        machines.computeIfPresent(machine, (name, m) -> Machine.named(name, m.pool(), m.createdAt(), rollHash, kubeletHash,
                 m.surgeFor(), m.running()));
     }
 
     @Override
-    public void restartKubelet(String machine, StampedHash kubeletHash) {
+    public void restartKubelet(DesiredPool pool, String machine) {
+        StampedHash kubeletHash = pool.kubeletHash();
         executor.schedule(() -> client.nodes().withName(machine).edit(n -> {
             n.getMetadata().getAnnotations().putAll(NodeMarks.kubeletHash(kubeletHash));
             return n;

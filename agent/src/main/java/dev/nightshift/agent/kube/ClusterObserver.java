@@ -48,6 +48,7 @@ public final class ClusterObserver implements AutoCloseable {
 
     private final MachineProvider provider;
     private final Clock clock;
+    private final Runnable onChange;
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<ConfigMap> records;
@@ -66,6 +67,7 @@ public final class ClusterObserver implements AutoCloseable {
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange, Clock clock) {
         this.provider = provider;
         this.clock = clock;
+        this.onChange = onChange;
         ResourceEventHandler<Object> trigger = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Object obj) {
@@ -121,6 +123,7 @@ public final class ClusterObserver implements AutoCloseable {
 
     /** Starts the watches and waits until the caches hold the cluster. */
     public void start() throws Exception {
+        provider.start(onChange);
         nodes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         pods.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         records.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -169,6 +172,15 @@ public final class ClusterObserver implements AutoCloseable {
             controlPlaneNodes.put(node.getMetadata().getName(), readySince(node).isPresent());
         }
         return new ObservedCluster(observed, controlPlaneReady, maintenance, status, controlPlaneNodes);
+    }
+
+    /**
+     * Machines of these pools whose node registered but does not carry the pool label yet (the
+     * provider knows the node; the node does not know its pool).
+     */
+    public List<Machine> unmarked(String pool) {
+        return provider.machines(pool).stream().filter(m -> m.node().isPresent() && !m.deleting()
+                && nodes.getStore().getByKey(m.node().get()) == null).toList();
     }
 
     /**
@@ -320,5 +332,6 @@ public final class ClusterObserver implements AutoCloseable {
         pods.close();
         records.close();
         controlPlane.close();
+        provider.close();
     }
 }

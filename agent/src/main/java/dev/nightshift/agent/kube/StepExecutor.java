@@ -84,6 +84,39 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         this.clock = clock;
     }
 
+    /**
+     * Before a plan, by the replica that acts: the provider brings its records of the pool up to
+     * date, and every node that registered for one of its machines and does not carry the pool
+     * label yet gets it, with the machine's hashes and surge partner (providers such as Cluster API
+     * copy none of Nightshift's marks onto nodes). A mark the node already carries is kept: once
+     * registered, the node's marks are authoritative.
+     */
+    public void settle(String pool, List<dev.nightshift.agent.provider.Machine> unmarked) {
+        machines.settle(pool);
+        for (dev.nightshift.agent.provider.Machine m : unmarked) {
+            String node = m.node().orElseThrow();
+            Map<String, String> wanted = new HashMap<>();
+            if (m.rollHash() != null) {
+                wanted.putAll(NodeMarks.rollHash(m.rollHash()));
+            }
+            if (m.kubeletHash() != null) {
+                wanted.putAll(NodeMarks.kubeletHash(m.kubeletHash()));
+            }
+            m.surgeFor().ifPresent(partner -> wanted.put(NodeMarks.SURGE_FOR, partner));
+            boolean exists = patcher.patch(node, n -> {
+                if (m.pool().equals(NodeMarks.labels(n).get(NodeMarks.POOL))) {
+                    return Optional.empty();
+                }
+                Map<String, String> annotations = new HashMap<>(wanted);
+                annotations.keySet().removeAll(NodeMarks.annotations(n).keySet());
+                return Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.POOL, m.pool()), "annotations", annotations)));
+            });
+            if (exists) {
+                LOG.info("node {} of machine {} registered: labelled {}={}", node, m.name(), NodeMarks.POOL, m.pool());
+            }
+        }
+    }
+
     /** Executes one step; Validate is the reconciler's, not the cluster's. */
     public Optional<Outcome> execute(Step step) {
         return step.accept(this);

@@ -24,11 +24,4 @@ import dev.nightshift.spec.hash.StampedHash;
 public record Machine(String name, String pool, Instant createdAt, StampedHash rollHash, StampedHash kubeletHash,
                       Optional<String> surgeFor, boolean running, Optional<String> node, boolean deleting,
                       boolean healthCheckFailed, int removalOrder) {
-
-    /** A machine of a provider whose machines are named as their nodes, with no health check or order of its own. */
-    public static Machine named(String name, String pool, Instant createdAt, StampedHash rollHash, StampedHash kubeletHash,
-                                Optional<String> surgeFor, boolean running) {
-        return new Machine(name, pool, createdAt, rollHash, kubeletHash, surgeFor, running,
-                running ? Optional.of(name) : Optional.empty(), false, false, 0);
-    }
 }

@@ -15,7 +15,24 @@ import dev.nightshift.strategies.model.DesiredPool;
  * <p>Every call must be safe to repeat: a restarted agent, or one that lost its lease mid-plan,
  * asks again for what it may already have asked.
  */
-public interface MachineProvider {
+public interface MachineProvider extends AutoCloseable {
+
+    /** Starts watching the provider's objects; {@code onChange} asks for a reconcile. */
+    default void start(Runnable onChange) throws Exception {
+    }
+
+    /**
+     * Brings the provider's own records of the pool up to date before a plan (e.g. pairs surge
+     * machines with their old partners, deletes templates nothing uses). Called only by the
+     * replica that acts, never in a dry run.
+     */
+    default void settle(String pool) {
+    }
+
+    /** Stops watching. */
+    @Override
+    default void close() {
+    }
 
     /**
      * Why the provider will not act on this pool (a missing or misconfigured backing object, named

@@ -248,6 +248,11 @@ public final class Reconciler implements AutoCloseable {
                 settings.validationsRequired());
         Set<String> pools = new HashSet<>();
         desired.pools().forEach(p -> pools.add(p.name()));
+        if (leading && !settings.dryRun()) {
+            for (String pool : new java.util.TreeSet<>(pools)) {
+                executor.settle(pool, observer.unmarked(pool));
+            }
+        }
         ObservedCluster observed = observer.observe(
                 new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()),
                 observer.controlPlaneNodesReady(), pools);

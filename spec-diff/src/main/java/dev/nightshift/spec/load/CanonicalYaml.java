@@ -65,7 +65,9 @@ public final class CanonicalYaml {
                 Map<String, Object> inPlace = new LinkedHashMap<>();
                 inPlace.put("supported", bool(v.inPlaceSupported()));
                 v.minVersionForUpdate().ifPresent(min -> inPlace.put("minVersionForUpdate", min.text()));
-                versions.add(ordered("version", v.version().text(), "inPlaceUpdates", inPlace));
+                Map<String, Object> version = ordered("version", v.version().text(), "inPlaceUpdates", inPlace);
+                v.providerImage().ifPresent(named -> version.put("providerImage", named));
+                versions.add(version);
             }
             images.add(ordered("name", image.name(), "versions", versions));
         }

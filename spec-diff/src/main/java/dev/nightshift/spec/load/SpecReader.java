@@ -371,7 +371,8 @@ final class SpecReader {
                 min = imageVersion(inPlace.get(), "minVersionForUpdate", false);
                 inPlace.get().finish();
             }
-            return new MachineImage.Version(version, supported, min);
+            Optional<String> providerImage = v.string("providerImage").filter(t -> !t.isEmpty());
+            return new MachineImage.Version(version, supported, min, providerImage);
         });
         return new MachineImage(name, versions);
     }

@@ -10,7 +10,16 @@ public record MachineImage(String name, List<Version> versions) {
         versions = List.copyOf(versions);
     }
 
-    public record Version(ImageVersion version, boolean inPlaceSupported, Optional<ImageVersion> minVersionForUpdate) {
+    /**
+     * @param providerImage what the machine provider calls this version (an AMI id, a node image):
+     *                      effect none, since the version already names the image
+     */
+    public record Version(ImageVersion version, boolean inPlaceSupported, Optional<ImageVersion> minVersionForUpdate,
+                          Optional<String> providerImage) {
+
+        public Version(ImageVersion version, boolean inPlaceSupported, Optional<ImageVersion> minVersionForUpdate) {
+            this(version, inPlaceSupported, minVersionForUpdate, Optional.empty());
+        }
     }
 
     public Optional<Version> find(ImageVersion version) {

@@ -71,10 +71,17 @@ public final class SimulatedMachineProvider implements MachineProvider, NodeUpda
     /** Puts machines that already run (registered, Ready) into the box: a cluster as it was before Nightshift. */
     public void seed(String pool, String name, Optional<StampedHash> rollHash, Optional<StampedHash> kubeletHash) {
         Instant now = clock.instant();
-        machines.put(name, Machine.named(name, pool, now, rollHash.orElse(null), kubeletHash.orElse(null), Optional.empty(), true));
+        machines.put(name, machine(name, pool, now, rollHash.orElse(null), kubeletHash.orElse(null), Optional.empty(), true));
         if (!bastionPool.test(pool)) {
             client.nodes().resource(node(name, pool, rollHash, kubeletHash, Optional.empty(), true)).create();
         }
+    }
+
+    /** Registered machines are nodes of their own name; bastions never become nodes. */
+    private Machine machine(String name, String pool, Instant createdAt, StampedHash rollHash, StampedHash kubeletHash,
+                            Optional<String> surgeFor, boolean running) {
+        return new Machine(name, pool, createdAt, rollHash, kubeletHash, surgeFor, running,
+                running && !bastionPool.test(pool) ? Optional.of(name) : Optional.empty(), false, false, 0);
     }
 
     @Override
@@ -90,7 +97,7 @@ public final class SimulatedMachineProvider implements MachineProvider, NodeUpda
     private synchronized void create(String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) {
         String name = pool + "-" + Integer.toString(100_000 + (++created) * 7 + random.nextInt(7), 36);
         Optional<String> partner = Optional.ofNullable(surgeFor).filter(s -> !s.isEmpty());
-        Machine machine = Machine.named(name, pool, clock.instant(), rollHash, kubeletHash, partner, false);
+        Machine machine = machine(name, pool, clock.instant(), rollHash, kubeletHash, partner, false);
         machines.put(name, machine);
         LOG.info("machine {} of pool {} requested{}", name, pool, partner.map(p -> " to stand in for " + p).orElse(""));
         if (random.nextDouble() < behaviour.neverRegisters()) {
@@ -103,7 +110,7 @@ public final class SimulatedMachineProvider implements MachineProvider, NodeUpda
         if (!machines.containsKey(machine.name())) {
             return;
         }
-        machines.put(machine.name(), Machine.named(machine.name(), machine.pool(), machine.createdAt(), machine.rollHash(),
+        machines.put(machine.name(), machine(machine.name(), machine.pool(), machine.createdAt(), machine.rollHash(),
                 machine.kubeletHash(), machine.surgeFor(), true));
         if (bastionPool.test(machine.pool())) {
             return;
@@ -182,7 +189,7 @@ public final class SimulatedMachineProvider implements MachineProvider, NodeUpda
 
     @Override
     public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
-        machines.computeIfPresent(machine, (name, m) -> Machine.named(name, m.pool(), m.createdAt(), rollHash, kubeletHash,
+        machines.computeIfPresent(machine, (name, m) -> machine(name, m.pool(), m.createdAt(), rollHash, kubeletHash,
                 m.surgeFor(), m.running()));
     }
 

@@ -1,0 +1,525 @@
+package dev.nightshift.agent.provider.capi;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.provider.Machine;
+import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.strategies.model.DesiredPool;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+/**
+ * Machines from Cluster API ({@code cluster.x-k8s.io/v1beta2}): a pool is the one
+ * MachineDeployment labelled {@code nightshift.dev/pool: <pool>} and
+ * {@code cluster.x-k8s.io/cluster-name: <cluster>}, which must roll out {@code OnDelete} so that
+ * Cluster API never replaces a machine on its own.
+ *
+ * <ul>
+ *   <li>A new roll hash is a new infrastructure template ({@link MachineTemplates}) that the
+ *       MachineDeployment is pointed at in one update, with the hashes in its template metadata so
+ *       that every new Machine carries them.</li>
+ *   <li>A surge machine raises {@code spec.replicas} to {@code desired-replicas + surge requests}
+ *       ({@link SurgeRequests}), never by one, so that asking again changes nothing.</li>
+ *   <li>Lowering {@code spec.replicas} of an OnDelete MachineDeployment shrinks its oldest old
+ *       MachineSet first, and {@code cluster.x-k8s.io/delete-machine} orders victims only within a
+ *       MachineSet ({@code machinedeployment_rollout_ondelete.go}, {@code machineset_deletion_order.go}):
+ *       a surge partner leaves by lowering replicas only when it is in that MachineSet, annotated
+ *       {@code delete-machine} and {@code exclude-node-draining} after Nightshift drained it. The
+ *       order of MachineSets is given to the planner ({@link Machine#removalOrder()}).</li>
+ *   <li>A machine replaced without surge is deleted (Nightshift drained it: {@code exclude-node-draining})
+ *       with replicas unchanged; Cluster API creates its replacement at the current template.</li>
+ * </ul>
+ * Nightshift never writes to a MachineDeployment it refuses ({@link #refusal}).
+ */
+public final class ClusterApiMachineProvider implements MachineProvider {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterApiMachineProvider.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Placeholder names of surge machines asked for and not created yet. */
+    private static final String REQUESTED = "-requested-for-";
+
+    private final KubernetesClient client;
+    private final ClusterApiSettings settings;
+    private final Clock clock;
+    private final MachineTemplates templates;
+    private SharedIndexInformer<GenericKubernetesResource> clusters;
+    private SharedIndexInformer<GenericKubernetesResource> deployments;
+    private SharedIndexInformer<GenericKubernetesResource> sets;
+    private SharedIndexInformer<GenericKubernetesResource> machines;
+
+    /** @param client a client for the cluster that holds the Cluster API objects (the management cluster) */
+    public ClusterApiMachineProvider(KubernetesClient client, ClusterApiSettings settings, Clock clock) {
+        this.client = client;
+        this.settings = settings;
+        this.clock = clock;
+        this.templates = new MachineTemplates(client, settings);
+    }
+
+    @Override
+    public void start(Runnable onChange) throws Exception {
+        ResourceEventHandler<GenericKubernetesResource> trigger = new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(GenericKubernetesResource obj) {
+                onChange.run();
+            }
+
+            @Override
+            public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
+                onChange.run();
+            }
+
+            @Override
+            public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
+                onChange.run();
+            }
+        };
+        clusters = informer(ClusterApi.CLUSTERS, trigger);
+        deployments = informer(ClusterApi.MACHINE_DEPLOYMENTS, trigger);
+        sets = informer(ClusterApi.MACHINE_SETS, trigger);
+        machines = informer(ClusterApi.MACHINES, trigger);
+        for (SharedIndexInformer<GenericKubernetesResource> i : List.of(clusters, deployments, sets, machines)) {
+            i.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private SharedIndexInformer<GenericKubernetesResource> informer(ResourceDefinitionContext context,
+                                                                    ResourceEventHandler<GenericKubernetesResource> trigger) {
+        SharedIndexInformer<GenericKubernetesResource> i = client.genericKubernetesResources(context).inNamespace(settings.namespace())
+                .runnableInformer(0);
+        i.addEventHandler(trigger);
+        return i;
+    }
+
+    @Override
+    public void close() {
+        for (SharedIndexInformer<GenericKubernetesResource> i : new SharedIndexInformer[] {clusters, deployments, sets, machines}) {
+            if (i != null) {
+                i.close();
+            }
+        }
+    }
+
+    // ---- which MachineDeployment, and whether Nightshift may act on it ---------------------------
+
+    /** The pool's MachineDeployment, or why Nightshift will not act on the pool. */
+    private sealed interface Backing permits Backing.Found, Backing.Refused {
+        record Found(GenericKubernetesResource md) implements Backing {
+        }
+
+        record Refused(String reason) implements Backing {
+        }
+    }
+
+    private Backing backing(String pool) {
+        String where = "namespace " + settings.namespace();
+        List<GenericKubernetesResource> labelled = deployments.getStore().list().stream()
+                .filter(md -> pool.equals(label(md, NodeMarks.POOL)) && settings.cluster().equals(label(md, ClusterApi.CLUSTER_NAME_LABEL)))
+                .sorted(Comparator.comparing(md -> md.getMetadata().getName())).toList();
+        if (labelled.isEmpty()) {
+            return new Backing.Refused("no MachineDeployment in " + where + " is labelled " + NodeMarks.POOL + "=" + pool + " and "
+                    + ClusterApi.CLUSTER_NAME_LABEL + "=" + settings.cluster() + ": label the pool's MachineDeployment");
+        }
+        if (labelled.size() > 1) {
+            return new Backing.Refused("MachineDeployments " + String.join(", ", labelled.stream().map(md -> md.getMetadata().getName())
+                    .toList()) + " in " + where + " are all labelled " + NodeMarks.POOL + "=" + pool + ": label exactly one");
+        }
+        GenericKubernetesResource md = labelled.get(0);
+        String name = "MachineDeployment " + settings.namespace() + "/" + md.getMetadata().getName();
+        JsonNode o = JSON.valueToTree(md);
+        String strategy = o.at("/spec/rollout/strategy/type").asText("RollingUpdate");
+        if (!ClusterApi.ON_DELETE.equals(strategy)) {
+            return new Backing.Refused(name + " rolls out with " + strategy + " (spec.rollout.strategy.type): set it to "
+                    + ClusterApi.ON_DELETE + ", so that only Nightshift replaces its machines");
+        }
+        if (o.at("/spec/paused").asBoolean(false) || annotation(md, ClusterApi.PAUSED_ANNOTATION) != null) {
+            return new Backing.Refused(name + " is paused (spec.paused or " + ClusterApi.PAUSED_ANNOTATION
+                    + "): resume it, or pause the pool in Nightshift instead");
+        }
+        Optional<GenericKubernetesResource> cluster = clusters.getStore().list().stream()
+                .filter(c -> settings.cluster().equals(c.getMetadata().getName())).findFirst();
+        if (cluster.isPresent() && (JSON.valueToTree(cluster.get()).at("/spec/paused").asBoolean(false)
+                || annotation(cluster.get(), ClusterApi.PAUSED_ANNOTATION) != null)) {
+            return new Backing.Refused("Cluster " + settings.namespace() + "/" + settings.cluster() + " is paused (spec.paused or "
+                    + ClusterApi.PAUSED_ANNOTATION + "): Cluster API acts on none of its machines until it is resumed");
+        }
+        if (label(md, ClusterApi.TOPOLOGY_OWNED_LABEL) != null) {
+            return new Backing.Refused(name + " is owned by its Cluster's ClusterClass topology (" + ClusterApi.TOPOLOGY_OWNED_LABEL
+                    + "), which would revert Nightshift's changes: manage the pool with a MachineDeployment of its own");
+        }
+        if (annotation(md, ClusterApi.AUTOSCALER_MIN_ANNOTATION) != null || annotation(md, ClusterApi.AUTOSCALER_MAX_ANNOTATION) != null) {
+            return new Backing.Refused(name + " is scaled by the cluster autoscaler (" + ClusterApi.AUTOSCALER_MIN_ANNOTATION
+                    + "/-max-size), which would also change its replicas: remove those annotations for Nightshift to manage it");
+        }
+        Optional<MachineTemplates.Ref> infrastructure = MachineTemplates.Ref.of(o.at("/spec/template/spec/infrastructureRef"));
+        if (infrastructure.isEmpty()) {
+            return new Backing.Refused(name + " names no spec.template.spec.infrastructureRef");
+        }
+        if (settings.mapping(infrastructure.get().kind()).isEmpty()) {
+            return new Backing.Refused(name + " uses infrastructure template kind " + infrastructure.get().kind()
+                    + ", which Nightshift has no mapping for: add one under provider.clusterApi.infrastructure");
+        }
+        return new Backing.Found(md);
+    }
+
+    @Override
+    public Optional<String> refusal(String pool) {
+        return backing(pool) instanceof Backing.Refused r ? Optional.of(r.reason()) : Optional.empty();
+    }
+
+    private GenericKubernetesResource found(String pool) {
+        Backing b = backing(pool);
+        if (b instanceof Backing.Refused r) {
+            throw new IllegalStateException(pool + ": " + r.reason());
+        }
+        return ((Backing.Found) b).md();
+    }
+
+    // ---- what the pool has ----------------------------------------------------------------------
+
+    /** The MachineDeployment's MachineSets, oldest first: the order in which Cluster API shrinks them. */
+    private List<GenericKubernetesResource> setsOf(GenericKubernetesResource md) {
+        String name = md.getMetadata().getName();
+        return sets.getStore().list().stream().filter(ms -> name.equals(label(ms, ClusterApi.DEPLOYMENT_NAME_LABEL)))
+                .sorted(Comparator.comparing((GenericKubernetesResource ms) -> ms.getMetadata().getCreationTimestamp())
+                        .thenComparing(ms -> ms.getMetadata().getName()))
+                .toList();
+    }
+
+    private List<GenericKubernetesResource> machinesOf(GenericKubernetesResource md) {
+        String name = md.getMetadata().getName();
+        return machines.getStore().list().stream().filter(m -> name.equals(label(m, ClusterApi.DEPLOYMENT_NAME_LABEL)))
+                .sorted(Comparator.comparing((GenericKubernetesResource m) -> m.getMetadata().getCreationTimestamp())
+                        .thenComparing(m -> m.getMetadata().getName()))
+                .toList();
+    }
+
+    /** The pool's machines as Cluster API has them, with the surge pairing worked out, and placeholders for surge asked and not created. */
+    private record Pool(GenericKubernetesResource md, List<GenericKubernetesResource> sets, List<GenericKubernetesResource> machines,
+                        SurgeRequests requests, int desiredReplicas, Map<String, String> pairing) {
+
+        Optional<GenericKubernetesResource> machineOf(String nodeOrMachine) {
+            return machines.stream().filter(m -> nodeOrMachine.equals(nodeName(m).orElse(null))).findFirst()
+                    .or(() -> machines.stream().filter(m -> m.getMetadata().getName().equals(nodeOrMachine)).findFirst());
+        }
+    }
+
+    private Pool pool(GenericKubernetesResource md) {
+        List<GenericKubernetesResource> mdSets = setsOf(md);
+        List<GenericKubernetesResource> mdMachines = machinesOf(md);
+        SurgeRequests requests = SurgeRequests.read(annotation(md, SurgeRequests.ANNOTATION));
+        int replicas = JSON.valueToTree(md).at("/spec/replicas").asInt(0);
+        int desired = Optional.ofNullable(annotation(md, SurgeRequests.DESIRED_REPLICAS)).map(Integer::parseInt)
+                .orElse(replicas - requests.size());
+        return new Pool(md, mdSets, mdMachines, requests, desired, pairing(mdSets, mdMachines, requests, desired));
+    }
+
+    /**
+     * Which Machine stands in for which old node: those annotated {@code surge-for}, then, for
+     * requests not answered yet, the oldest unannotated Machines of the newest MachineSet created
+     * after the request, as many as the pool has machines beyond its desired size. Worked out the
+     * same way by every agent, so a restarted one pairs as its predecessor did.
+     */
+    private static Map<String, String> pairing(List<GenericKubernetesResource> sets, List<GenericKubernetesResource> machines,
+                                               SurgeRequests requests, int desired) {
+        Map<String, String> byMachine = new LinkedHashMap<>();
+        List<GenericKubernetesResource> alive = machines.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
+        for (GenericKubernetesResource m : alive) {
+            String partner = annotation(m, NodeMarks.SURGE_FOR);
+            if (partner != null && requests.partners().containsKey(partner)) {
+                byMachine.put(m.getMetadata().getName(), partner);
+            }
+        }
+        int unaccounted = alive.size() - desired - byMachine.size();
+        String newest = sets.isEmpty() ? null : sets.get(sets.size() - 1).getMetadata().getName();
+        List<Map.Entry<String, Instant>> waiting = requests.partners().entrySet().stream()
+                .filter(r -> !byMachine.containsValue(r.getKey()))
+                .sorted(Map.Entry.<String, Instant>comparingByValue().thenComparing(Map.Entry.comparingByKey())).toList();
+        for (Map.Entry<String, Instant> request : waiting) {
+            if (unaccounted <= 0) {
+                break;
+            }
+            Optional<GenericKubernetesResource> candidate = alive.stream()
+                    .filter(m -> !byMachine.containsKey(m.getMetadata().getName()) && annotation(m, NodeMarks.SURGE_FOR) == null)
+                    .filter(m -> Objects.equals(newest, label(m, ClusterApi.SET_NAME_LABEL)))
+                    .filter(m -> !created(m).isBefore(request.getValue().minusSeconds(1)))
+                    .findFirst();
+            if (candidate.isEmpty()) {
+                break;
+            }
+            byMachine.put(candidate.get().getMetadata().getName(), request.getKey());
+            unaccounted--;
+        }
+        return byMachine;
+    }
+
+    @Override
+    public List<Machine> machines(String pool) {
+        if (!(backing(pool) instanceof Backing.Found f)) {
+            return List.of();
+        }
+        Pool p = pool(f.md());
+        Map<String, Integer> rank = new HashMap<>();
+        for (int i = 0; i < p.sets().size(); i++) {
+            rank.put(p.sets().get(i).getMetadata().getName(), i);
+        }
+        List<Machine> result = new ArrayList<>();
+        for (GenericKubernetesResource m : p.machines()) {
+            Map<String, String> a = annotations(m);
+            Optional<String> node = nodeName(m);
+            result.add(new Machine(m.getMetadata().getName(), pool, created(m), NodeMarks.rollHash(a).orElse(null),
+                    NodeMarks.kubeletHash(a).orElse(null), Optional.ofNullable(p.pairing().get(m.getMetadata().getName())),
+                    node.isPresent(), node, m.getMetadata().getDeletionTimestamp() != null, healthCheckFailed(m),
+                    rank.getOrDefault(label(m, ClusterApi.SET_NAME_LABEL), p.sets().size())));
+        }
+        // Asked for and not created yet: they count as surge in flight, so the planner does not ask again.
+        Set<String> answered = new HashSet<>(p.pairing().values());
+        p.requests().partners().forEach((partner, at) -> {
+            if (!answered.contains(partner)) {
+                result.add(new Machine(f.md().getMetadata().getName() + REQUESTED + partner, pool, at, null, null,
+                        Optional.of(partner), false, Optional.empty(), false, false, p.sets().size()));
+            }
+        });
+        return result;
+    }
+
+    // ---- changes --------------------------------------------------------------------------------
+
+    @Override
+    public void create(DesiredPool target, String surgeFor) {
+        if (surgeFor == null || surgeFor.isEmpty()) {
+            throw new IllegalArgumentException("the cluster-api provider creates machines only to stand in for another");
+        }
+        GenericKubernetesResource md = found(target.name());
+        Pool p = pool(md);
+        SurgeRequests requests = p.requests().with(surgeFor, clock.instant());
+        ObjectNode patch = templatePatch(md, target);
+        ObjectNode annotations = ((ObjectNode) patch.with("metadata")).putObject("annotations");
+        annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas()));
+        annotations.put(SurgeRequests.ANNOTATION, requests.write());
+        ((ObjectNode) patch.with("spec")).put("replicas", p.desiredReplicas() + requests.size());
+        patchDeployment(md, patch);
+        LOG.info("MachineDeployment {}: replicas {} (desired {} + {} surge), a machine to stand in for {}", md.getMetadata().getName(),
+                p.desiredReplicas() + requests.size(), p.desiredReplicas(), requests.size(), surgeFor);
+    }
+
+    @Override
+    public Deletion delete(DesiredPool target, String name, boolean replace) {
+        GenericKubernetesResource md = found(target.name());
+        Pool p = pool(md);
+        Optional<GenericKubernetesResource> found = p.machineOf(name);
+        if (found.isEmpty()) {
+            if (name.startsWith(md.getMetadata().getName() + REQUESTED)) {
+                // Lowering replicas now would let Cluster API remove any machine of the oldest MachineSet.
+                return Deletion.deferred("the machine asked of " + md.getMetadata().getName() + " for "
+                        + name.substring((md.getMetadata().getName() + REQUESTED).length()) + " is not created yet");
+            }
+            return Deletion.started("machine of " + name + " is already gone");
+        }
+        GenericKubernetesResource machine = found.get();
+        String machineName = machine.getMetadata().getName();
+        if (machine.getMetadata().getDeletionTimestamp() != null) {
+            return Deletion.started("machine " + machineName + " is already being deleted");
+        }
+        boolean partnerLeaving = !replace && p.requests().partners().containsKey(name);
+        if (!partnerLeaving) {
+            if (replace) {
+                // The replacement Cluster API creates must be at the pool's desired template.
+                ObjectNode patch = templatePatch(md, target);
+                if (patch.size() > 0) {
+                    patchDeployment(md, patch);
+                }
+            }
+            annotateMachine(machineName, Map.of(ClusterApi.EXCLUDE_NODE_DRAINING_ANNOTATION, "true"));
+            machineResource(machineName).delete();
+            return Deletion.started("deleted machine " + machineName + " of " + name
+                    + (replace ? "; Cluster API creates its replacement" : ""));
+        }
+        String set = label(machine, ClusterApi.SET_NAME_LABEL);
+        Optional<GenericKubernetesResource> shrinksFirst = p.sets().stream()
+                .filter(ms -> JSON.valueToTree(ms).at("/spec/replicas").asInt(0) > 0).findFirst();
+        if (shrinksFirst.isEmpty() || !shrinksFirst.get().getMetadata().getName().equals(set)) {
+            return Deletion.deferred("machine " + machineName + " is in MachineSet " + set + ", and Cluster API removes machines of "
+                    + shrinksFirst.map(ms -> ms.getMetadata().getName()).orElse("the oldest MachineSet") + " first");
+        }
+        // Marked first: once replicas are lowered, the MachineSet removes the marked machine, and nothing undrained.
+        annotateMachine(machineName, Map.of(ClusterApi.DELETE_MACHINE_ANNOTATION, "true",
+                ClusterApi.EXCLUDE_NODE_DRAINING_ANNOTATION, "true"));
+        SurgeRequests requests = p.requests().without(name);
+        ObjectNode patch = JSON.createObjectNode();
+        ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
+        annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas()));
+        annotations.put(SurgeRequests.ANNOTATION, requests.write());
+        patch.putObject("spec").put("replicas", p.desiredReplicas() + requests.size());
+        patchDeployment(md, patch);
+        return Deletion.started("lowered " + md.getMetadata().getName() + "'s replicas to " + (p.desiredReplicas() + requests.size())
+                + ": Cluster API removes machine " + machineName + " of " + name + ", whose stand-in runs");
+    }
+
+    @Override
+    public void stamp(String pool, String name, StampedHash rollHash, StampedHash kubeletHash) {
+        GenericKubernetesResource md = found(pool);
+        pool(md).machineOf(name).ifPresent(m -> annotateMachine(m.getMetadata().getName(), NodeMarks.hashes(rollHash, kubeletHash)));
+    }
+
+    @Override
+    public void settle(String poolName) {
+        if (!(backing(poolName) instanceof Backing.Found f)) {
+            return;
+        }
+        Pool p = pool(f.md());
+        p.pairing().forEach((machine, partner) -> {
+            GenericKubernetesResource m = p.machines().stream().filter(x -> x.getMetadata().getName().equals(machine)).findFirst().orElseThrow();
+            if (!partner.equals(annotation(m, NodeMarks.SURGE_FOR))) {
+                annotateMachine(machine, Map.of(NodeMarks.SURGE_FOR, partner));
+            }
+        });
+        collectTemplates(p);
+    }
+
+    /** Deletes Nightshift's templates that neither the MachineDeployment nor a MachineSet with machines names. */
+    private void collectTemplates(Pool p) {
+        Set<MachineTemplates.Ref> inUse = new HashSet<>();
+        Set<MachineTemplates.Ref> kinds = new HashSet<>();
+        JsonNode md = JSON.valueToTree(p.md());
+        refs(md).forEach(r -> {
+            inUse.add(r);
+            kinds.add(r.named(""));
+        });
+        for (GenericKubernetesResource ms : p.sets()) {
+            JsonNode o = JSON.valueToTree(ms);
+            boolean used = o.at("/spec/replicas").asInt(0) > 0 || p.machines().stream()
+                    .anyMatch(m -> ms.getMetadata().getName().equals(label(m, ClusterApi.SET_NAME_LABEL)));
+            refs(o).forEach(r -> {
+                kinds.add(r.named(""));
+                if (used) {
+                    inUse.add(r);
+                }
+            });
+        }
+        templates.collect(p.md().getMetadata().getName(), inUse, kinds);
+    }
+
+    private static List<MachineTemplates.Ref> refs(JsonNode o) {
+        List<MachineTemplates.Ref> refs = new ArrayList<>();
+        MachineTemplates.Ref.of(o.at("/spec/template/spec/infrastructureRef")).ifPresent(refs::add);
+        MachineTemplates.Ref.of(o.at("/spec/template/spec/bootstrap/configRef")).ifPresent(refs::add);
+        return refs;
+    }
+
+    /**
+     * What must change in the MachineDeployment for new Machines to be at the pool's desired spec:
+     * its templates, its Kubernetes version (with Cluster API's {@code v}; compared without it, as
+     * the webhook adds it) and the hashes in its template metadata. Empty when nothing must.
+     */
+    private ObjectNode templatePatch(GenericKubernetesResource md, DesiredPool target) {
+        JsonNode o = JSON.valueToTree(md);
+        String name = md.getMetadata().getName();
+        ObjectNode patch = JSON.createObjectNode();
+        ObjectNode spec = JSON.createObjectNode();
+        MachineTemplates.Ref infrastructure = MachineTemplates.Ref.of(o.at("/spec/template/spec/infrastructureRef")).orElseThrow();
+        MachineTemplates.Ref wantedInfrastructure = templates.infrastructure(name, infrastructure, target);
+        if (!wantedInfrastructure.equals(infrastructure)) {
+            spec.set("infrastructureRef", wantedInfrastructure.json());
+        }
+        Optional<MachineTemplates.Ref> bootstrap = MachineTemplates.Ref.of(o.at("/spec/template/spec/bootstrap/configRef"));
+        if (bootstrap.isPresent()) {
+            MachineTemplates.Ref wanted = templates.bootstrap(name, bootstrap.get(), target);
+            if (!wanted.equals(bootstrap.get())) {
+                spec.putObject("bootstrap").set("configRef", wanted.json());
+            }
+        }
+        String version = target.spec().fullVersion();
+        if (!o.at("/spec/template/spec/version").asText("").replaceFirst("^v", "").equals(version)) {
+            spec.put("version", "v" + version);
+        }
+        Map<String, String> hashes = NodeMarks.hashes(target.rollHash(), target.kubeletHash());
+        JsonNode current = o.at("/spec/template/metadata/annotations");
+        boolean hashesChanged = hashes.entrySet().stream().anyMatch(e -> !e.getValue().equals(current.path(e.getKey()).asText(null)));
+        if (spec.size() > 0 || hashesChanged) {
+            ObjectNode template = patch.putObject("spec").putObject("template");
+            if (spec.size() > 0) {
+                template.set("spec", spec);
+            }
+            ObjectNode annotations = template.putObject("metadata").putObject("annotations");
+            hashes.forEach(annotations::put);
+        }
+        return patch;
+    }
+
+    /** One JSON merge patch carrying the resourceVersion it was computed from: a concurrent change makes it fail (409), never mix. */
+    private void patchDeployment(GenericKubernetesResource md, ObjectNode patch) {
+        ((ObjectNode) patch.with("metadata")).put("resourceVersion", md.getMetadata().getResourceVersion());
+        client.genericKubernetesResources(ClusterApi.MACHINE_DEPLOYMENTS).inNamespace(settings.namespace())
+                .withName(md.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+    }
+
+    private void annotateMachine(String machine, Map<String, String> annotations) {
+        ObjectNode patch = JSON.createObjectNode();
+        ObjectNode a = patch.putObject("metadata").putObject("annotations");
+        annotations.forEach(a::put);
+        machineResource(machine).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+    }
+
+    private io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource> machineResource(String machine) {
+        return client.genericKubernetesResources(ClusterApi.MACHINES).inNamespace(settings.namespace()).withName(machine);
+    }
+
+    // ---- reading objects ------------------------------------------------------------------------
+
+    static Optional<String> nodeName(GenericKubernetesResource machine) {
+        JsonNode name = JSON.valueToTree(machine).at("/status/nodeRef/name");
+        return name.isMissingNode() || name.asText().isEmpty() ? Optional.empty() : Optional.of(name.asText());
+    }
+
+    /** MachineHealthCheck found it unhealthy: condition {@code HealthCheckSucceeded} is False (v1beta2 {@code status.conditions}). */
+    private static boolean healthCheckFailed(GenericKubernetesResource machine) {
+        for (JsonNode c : JSON.valueToTree(machine).at("/status/conditions")) {
+            if ("HealthCheckSucceeded".equals(c.path("type").asText()) && "False".equals(c.path("status").asText())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Instant created(GenericKubernetesResource o) {
+        return NodeMarks.instant(o.getMetadata().getCreationTimestamp()).orElse(Instant.EPOCH);
+    }
+
+    private static String label(GenericKubernetesResource o, String key) {
+        return o.getMetadata().getLabels() == null ? null : o.getMetadata().getLabels().get(key);
+    }
+
+    private static String annotation(GenericKubernetesResource o, String key) {
+        return o.getMetadata().getAnnotations() == null ? null : o.getMetadata().getAnnotations().get(key);
+    }
+
+    private static Map<String, String> annotations(GenericKubernetesResource o) {
+        return o.getMetadata().getAnnotations() == null ? Map.of() : o.getMetadata().getAnnotations();
+    }
+}

@@ -2,17 +2,25 @@ package dev.nightshift.agent.sandbox.embedded;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.zjsonpatch.JsonPatch;
 
 /**
  * In front of the mock server's CRUD store: serves discovery and the eviction subresource, which the store lacks,
@@ -36,6 +44,8 @@ final class EmbeddedDispatcher extends Dispatcher {
     private final ReentrantLock lock = new ReentrantLock();
     private final MergePatches mergePatches;
     private final AtomicReference<Interference> interference = new AtomicReference<>();
+    private final List<Admission> admissions = new CopyOnWriteArrayList<>();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A write by another client, applied to the store just before the first request it matches. */
     record Interference(String method, String resourcePath, String bodyContains, String mergePatch) {
@@ -55,6 +65,19 @@ final class EmbeddedDispatcher extends Dispatcher {
         this.requests = requests;
         this.clock = clock;
         this.answered = answered;
+    }
+
+    /** Adds a mutating admission step that every later POST, PUT and PATCH passes through, in the order added. */
+    void admit(Admission admission) {
+        admissions.add(admission);
+    }
+
+    private ObjectNode admitted(String resourcePath, ObjectNode object) {
+        ObjectNode result = object;
+        for (Admission admission : admissions) {
+            result = admission.admit(resourcePath, result);
+        }
+        return result;
     }
 
     /** Arms the next interference, replacing one not yet applied. */
@@ -116,8 +139,8 @@ final class EmbeddedDispatcher extends Dispatcher {
             }
             String contentType = Optional.ofNullable(request.getHeader("Content-Type")).orElse("");
             MockResponse stored = MergePatches.applies(method, contentType)
-                    ? mergePatches.apply(request, resourcePath, body)
-                    : store.dispatch(request);
+                    ? mergePatches.apply(request, resourcePath, body, this::admitted)
+                    : store.dispatch(admissions.isEmpty() ? request : admittedRequest(request, method, resourcePath, body));
             if (stored == null) {
                 return responses.failure(405, "MethodNotAllowed", method + " is not supported");
             }
@@ -135,6 +158,43 @@ final class EmbeddedDispatcher extends Dispatcher {
             // Uncaught, the exception would leave the client waiting for an answer that never comes.
             LOG.warn("embedded cluster failed on {} {}", method, path, e);
             return responses.failure(500, "InternalError", String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * The request as the store should see it once the admission steps have changed the object it would store: a POST
+     * or PUT with the changed body, a JSON patch turned into one that also makes the changes. Unchanged otherwise.
+     */
+    private io.fabric8.mockwebserver.http.RecordedRequest admittedRequest(io.fabric8.mockwebserver.http.RecordedRequest request,
+            HttpMethod method, String resourcePath, String body) {
+        try {
+            if ((method == HttpMethod.POST || method == HttpMethod.PUT) && !body.isBlank()) {
+                JsonNode object = JSON.readTree(body);
+                if (!object.isObject()) {
+                    return request;
+                }
+                JsonNode changed = admitted(resourcePath, (ObjectNode) object.deepCopy());
+                return changed.equals(object) ? request
+                        : new io.fabric8.mockwebserver.http.RecordedRequest(request.getHttpVersion(), method, request.getPath(),
+                                request.getHeaders(), new Buffer().writeString(JSON.writeValueAsString(changed), StandardCharsets.UTF_8));
+            }
+            if (method == HttpMethod.PATCH) {
+                MockResponse current = store.handleGet(resourcePath);
+                if (current.code() != 200) {
+                    return request;
+                }
+                JsonNode before = JSON.readTree(current.getBody().readUtf8());
+                JsonNode patched = JsonPatch.apply(JSON.readTree(body), before);
+                if (!patched.isObject()) {
+                    return request;
+                }
+                JsonNode changed = admitted(resourcePath, (ObjectNode) patched.deepCopy());
+                return changed.equals(patched) ? request : MergePatches.asJsonPatch(request, before, changed);
+            }
+            return request;
+        } catch (Exception e) {
+            // Not a JSON object or patch this step understands: the store answers it as it would have.
+            return request;
         }
     }
 

@@ -249,6 +249,14 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         dispatcher.interfere(new EmbeddedDispatcher.Interference(method, resourcePath, bodyContains, mergePatch));
     }
 
+    /**
+     * Adds a mutating admission step, as a mutating webhook of the real API server: every later POST, PUT and PATCH
+     * stores the object as {@code admission} returns it (for example Cluster API's MachineDeployment defaulting).
+     */
+    public void admit(Admission admission) {
+        dispatcher.admit(admission);
+    }
+
     /** Closes the client and stops the server (open watches end). */
     @Override
     public void close() {

@@ -43,6 +43,11 @@ public final class MergePatches {
     }
 
     MockResponse apply(RecordedRequest request, String resourcePath, String body) {
+        return apply(request, resourcePath, body, (path, object) -> object);
+    }
+
+    /** As {@link #apply(RecordedRequest, String, String)}, with {@code admission} seeing the merged object first. */
+    MockResponse apply(RecordedRequest request, String resourcePath, String body, Admission admission) {
         MockResponse current = store.handleGet(resourcePath);
         if (current.code() != 200) {
             return current;
@@ -60,6 +65,22 @@ public final class MergePatches {
                 ((ObjectNode) patch.get("metadata")).remove("resourceVersion");
             }
             JsonNode merged = merge(object.deepCopy(), patch);
+            if (merged.isObject()) {
+                merged = admission.admit(resourcePath, (ObjectNode) merged);
+            }
+            return store.handlePatch(asJsonPatch(request, object, merged));
+        } catch (Exception e) {
+            return responses.failure(400, "BadRequest", "invalid merge patch: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A JSON patch request, at {@code request}'s path, that turns {@code object} into {@code changed} by replacing
+     * the top-level fields that differ.
+     */
+    static RecordedRequest asJsonPatch(RecordedRequest request, JsonNode object, JsonNode changed) {
+        try {
+            JsonNode merged = changed;
             ArrayNode ops = JSON.createArrayNode();
             Set<String> fields = new LinkedHashSet<>();
             object.fieldNames().forEachRemaining(fields::add);
@@ -74,11 +95,10 @@ public final class MergePatches {
                 }
             }
             Headers headers = Headers.builder().add("Content-Type", "application/json-patch+json").build();
-            RecordedRequest jsonPatch = new RecordedRequest(request.getHttpVersion(), HttpMethod.PATCH, request.getPath(), headers,
+            return new RecordedRequest(request.getHttpVersion(), HttpMethod.PATCH, request.getPath(), headers,
                     new Buffer().writeString(JSON.writeValueAsString(ops), StandardCharsets.UTF_8));
-            return store.handlePatch(jsonPatch);
-        } catch (Exception e) {
-            return responses.failure(400, "BadRequest", "invalid merge patch: " + e.getMessage());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree always serialises", e);
         }
     }
 

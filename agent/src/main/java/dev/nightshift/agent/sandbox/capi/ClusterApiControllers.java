@@ -147,8 +147,9 @@ public final class ClusterApiControllers implements AutoCloseable {
         if (resync != null) {
             resync.cancel(false);
         }
-        informers.forEach(SharedIndexInformer::close);
         synchronized (passLock) {
+            // After the pass under way, so that no write of the double is still producing watch events.
+            informers.forEach(SharedIndexInformer::close);
             client.close();
         }
     }

@@ -381,8 +381,12 @@ public final class ClusterApiControllers implements AutoCloseable {
         ObjectNode status = md.path("status").isObject() ? ((ObjectNode) md.get("status")).deepCopy() : JSON.createObjectNode();
         status.put("replicas", mine.size()).put("readyReplicas", ready).put("availableReplicas", available)
                 .put("upToDateReplicas", upToDate).put("observedGeneration", md.path("metadata").path("generation").asLong(1))
-                .put("phase", mine.size() == md.path("spec").path("replicas").asInt(1) ? "Running" : "ScalingUp");
+                .put("phase", phase(mine.size(), md.path("spec").path("replicas").asInt(1)));
         writeStatus(ClusterApiResources.MACHINE_DEPLOYMENTS, md, status);
+    }
+
+    private static String phase(int machines, int replicas) {
+        return machines < replicas ? "ScalingUp" : machines > replicas ? "ScalingDown" : "Running";
     }
 
     private void writeStatus(io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext kind, ObjectNode object, ObjectNode status) {

@@ -283,6 +283,19 @@ class ClusterApiControllersIT {
     }
 
     @Test
+    void aSlowlyDeletedMachineKeepsItsFinalizerForTheSlowDelay() throws Exception {
+        Seeded seeded = seedPool();
+        String victim = seeded.machines().get(0);
+        controllers.deleteSlowly(victim);
+
+        client.genericKubernetesResources(ClusterApiResources.MACHINES).inNamespace("default").withName(victim).delete();
+
+        await().during(Duration.ofMillis(1500)).atMost(WAIT).until(() -> get(ClusterApiResources.MACHINES, victim) != null);
+        assertThat(get(ClusterApiResources.MACHINES, victim).path("status").path("phase").asText()).isEqualTo("Deleting");
+        await().atMost(WAIT).until(() -> get(ClusterApiResources.MACHINES, victim) == null);
+    }
+
+    @Test
     void aPausedMachineDeploymentIsNotScaled() throws Exception {
         seedPool();
         mergePatch(ClusterApiResources.MACHINE_DEPLOYMENTS, seed.machineDeployment(),

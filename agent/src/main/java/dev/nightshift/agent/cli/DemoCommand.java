@@ -3,6 +3,8 @@ package dev.nightshift.agent.cli;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+
+import dev.nightshift.agent.sandbox.demo.EmbeddedWorld;
 import java.util.concurrent.Callable;
 
 import dev.nightshift.agent.sandbox.demo.Demo;
@@ -32,10 +34,25 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--dir", paramLabel = "DIR", description = "Where to keep the repository, clone and kubeconfig (default: a new temporary directory).")
     private Path dir;
 
+    @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
+            description = "Where the machines come from (default ${DEFAULT-VALUE}): simulated (a cloud in a box), or cluster-api"
+                    + " (embedded Cluster API controllers, driven through the cluster-api provider; the story of examples/cluster-api).")
+    private String provider;
+
+    @picocli.CommandLine.Spec
+    private picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        EmbeddedWorld.Machines machines;
+        try {
+            machines = EmbeddedWorld.Machines.of(provider);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println(e.getMessage());
+            return Main.EXIT_USAGE;
+        }
         try (Demo demo = new Demo(new Demo.Options(httpPort, exitWhenDone, Duration.ofSeconds(timeoutSeconds),
-                Optional.ofNullable(dir)), System.out)) {
+                Optional.ofNullable(dir), machines), System.out)) {
             return demo.run();
         }
     }

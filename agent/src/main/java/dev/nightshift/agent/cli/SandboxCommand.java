@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import dev.nightshift.agent.sandbox.Sandbox;
+import dev.nightshift.agent.sandbox.demo.EmbeddedWorld;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.SpecSet;
 import picocli.CommandLine.Command;
@@ -52,9 +53,21 @@ public final class SandboxCommand implements Callable<Integer> {
             description = "Write apiServer, kubeconfig, repository, clone and agent (base URL) as JSON to FILE once running.")
     private Path info;
 
+    @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
+            description = "Where the machines come from (default ${DEFAULT-VALUE}): simulated, or cluster-api (a MachineDeployment"
+                    + " per pool, played by embedded Cluster API controllers; its nodes are always adopted).")
+    private String provider;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        EmbeddedWorld.Machines machines;
+        try {
+            machines = EmbeddedWorld.Machines.of(provider);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return Main.EXIT_USAGE;
+        }
         if (podsPerNode < 0) {
             err.println("--pods-per-node must not be negative, got " + podsPerNode);
             return Main.EXIT_USAGE;
@@ -69,7 +82,7 @@ public final class SandboxCommand implements Callable<Integer> {
         }
         try (StopSignal stop = new StopSignal(Duration.ofSeconds(30));
              Sandbox sandbox = new Sandbox(new Sandbox.Options(specDir, managed.get(), Optional.ofNullable(dir), httpPort, podsPerNode,
-                     unstamped, Optional.ofNullable(info)), specs.get(), System.out, Clock.systemUTC())) {
+                     unstamped, Optional.ofNullable(info), machines), specs.get(), System.out, Clock.systemUTC())) {
             stop.install();
             sandbox.start();
             stop.await();

@@ -40,12 +40,18 @@ public final class Sandbox implements AutoCloseable {
      * @param info        where to write the world's addresses as JSON
      */
     public record Options(Path spec, String cluster, Optional<Path> dir, int httpPort, int podsPerNode, boolean unstamped,
-                          Optional<Path> info) {
+                          Optional<Path> info, EmbeddedWorld.Machines machines) {
 
         public Options {
             if (podsPerNode < 0) {
                 throw new IllegalArgumentException("podsPerNode must not be negative");
             }
+        }
+
+        /** With the simulated cloud. */
+        public Options(Path spec, String cluster, Optional<Path> dir, int httpPort, int podsPerNode, boolean unstamped,
+                       Optional<Path> info) {
+            this(spec, cluster, dir, httpPort, podsPerNode, unstamped, info, EmbeddedWorld.Machines.SIMULATED);
         }
     }
 
@@ -74,11 +80,19 @@ public final class Sandbox implements AutoCloseable {
         Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-sandbox-"));
         world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, "v" + apiServerVersion(cluster, pools),
                 DemoRepository.filesOf(options.spec()), "sandbox: the specs of " + options.spec().toAbsolutePath().normalize(),
-                bastions::contains, Demo.RELIABLE_CLOUD), clock);
+                bastions::contains, Demo.RELIABLE_CLOUD, options.machines()), clock);
+        boolean clusterApi = options.machines() == EmbeddedWorld.Machines.CLUSTER_API;
+        if (clusterApi && !bastions.isEmpty()) {
+            throw new IllegalArgumentException("with --provider cluster-api every pool is a MachineDeployment whose machines become"
+                    + " nodes; bastion pools (" + String.join(", ", bastions) + ") have no place in it");
+        }
         for (DesiredPool pool : pools) {
-            List<String> nodes = world.seed(pool.name(), pool.spec().pool().minimum(),
-                    options.unstamped() ? Optional.empty() : Optional.of(pool.rollHash()),
-                    options.unstamped() ? Optional.empty() : Optional.of(pool.kubeletHash()));
+            // Cluster API's machines come without Nightshift's marks: they are labelled and adopted.
+            List<String> nodes = clusterApi
+                    ? world.seedMachineDeployment(cluster.name(), pool.name(), pool.spec().pool().minimum(), pool.spec().fullVersion())
+                    : world.seed(pool.name(), pool.spec().pool().minimum(),
+                            options.unstamped() ? Optional.empty() : Optional.of(pool.rollHash()),
+                            options.unstamped() ? Optional.empty() : Optional.of(pool.kubeletHash()));
             if (options.podsPerNode() > 0 && !bastions.contains(pool.name()) && !nodes.isEmpty()) {
                 world.workloads().deploy(pool.name(), pool.name(), nodes, options.podsPerNode());
             }

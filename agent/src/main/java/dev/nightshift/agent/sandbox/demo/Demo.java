@@ -1,5 +1,7 @@
 package dev.nightshift.agent.sandbox.demo;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,8 +32,20 @@ import dev.nightshift.strategies.plan.PoolReport;
 public final class Demo implements AutoCloseable {
 
     /** How the demo runs. */
-    public record Options(int httpPort, boolean exitWhenDone, Duration timeout, Optional<Path> dir) {
+    public record Options(int httpPort, boolean exitWhenDone, Duration timeout, Optional<Path> dir, EmbeddedWorld.Machines machines) {
+
+        /** With the simulated cloud. */
+        public Options(int httpPort, boolean exitWhenDone, Duration timeout, Optional<Path> dir) {
+            this(httpPort, exitWhenDone, timeout, dir, EmbeddedWorld.Machines.SIMULATED);
+        }
     }
+
+    /** The Cluster API story's cluster, pool and MachineDeployment: {@code examples/cluster-api/}. */
+    static final String CLUSTER_API_CLUSTER = "capi-demo";
+    static final String CLUSTER_API_POOL = "md-0";
+    static final String CLUSTER_API_MACHINE_DEPLOYMENT = "capi-demo-md-0";
+    /** Files of {@code examples/cluster-api/specs}, the Cluster API story's repository. */
+    static final List<String> CLUSTER_API_SPECS = List.of("cluster.yaml", "pools/md-0.yaml");
 
     /** Nodes per pool at the start. */
     static final Map<String, Integer> POOLS = new LinkedHashMap<>(Map.of("bastion", 1, "batch", 4, "cpu-worker", 3, "gpu-worker", 2));
@@ -70,6 +84,9 @@ public final class Demo implements AutoCloseable {
     public int run() throws Exception {
         Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-demo-"));
         console = new DemoConsole(out, Instant.now());
+        if (options.machines() == EmbeddedWorld.Machines.CLUSTER_API) {
+            return clusterApi(dir);
+        }
         world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, EmbeddedKubernetes.DEFAULT_GIT_VERSION, DemoRepository.bundledDemo(),
                 "demo: the cluster as it is today", "bastion"::equals, cloudBehaviour), clock);
         repo = world.repository();
@@ -82,6 +99,54 @@ public final class Demo implements AutoCloseable {
         agent = world.startAgent("demo", options.httpPort(), console.andThen(watch));
         world.banner(out, "Nightshift demo");
         return story();
+    }
+
+    /**
+     * The story on Cluster API: {@code examples/cluster-api/} as it is, its MachineDeployment and
+     * templates created in the embedded cluster, played by the embedded CAPI controllers.
+     */
+    private int clusterApi(Path dir) throws Exception {
+        world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, EmbeddedKubernetes.DEFAULT_GIT_VERSION,
+                DemoRepository.bundled("cluster-api/specs", CLUSTER_API_SPECS), "demo: the cluster as it is today", pool -> false,
+                cloudBehaviour, EmbeddedWorld.Machines.CLUSTER_API), clock);
+        repo = world.repository();
+        try (InputStream objects = Demo.class.getResourceAsStream("/examples/cluster-api/machinedeployment.yaml")) {
+            if (objects == null) {
+                throw new IOException("the jar lacks examples/cluster-api/machinedeployment.yaml");
+            }
+            world.create(objects);
+        }
+        List<String> nodes = world.awaitMachineDeployment(CLUSTER_API_MACHINE_DEPLOYMENT, 3);
+        world.workloads().deploy(CLUSTER_API_POOL, "web", nodes, 2);
+        world.workloads().startRescheduling();
+        agent = world.startAgent(CLUSTER_API_CLUSTER, options.httpPort(), console.andThen(watch));
+        world.banner(out, "Nightshift demo on Cluster API");
+        String initial = head();
+        console.line("MachineDeployment " + CLUSTER_API_MACHINE_DEPLOYMENT + " runs 3 Machines whose nodes Nightshift has never seen:"
+                + " they are labelled for pool " + CLUSTER_API_POOL + " and adopted, not rolled");
+        Ending adopted = awaitCurrent(initial);
+        if (adopted != Ending.CURRENT) {
+            return fail("the nodes were not adopted", initial, adopted);
+        }
+        String bump = commit("kindest-node 1.31.4 -> 1.31.5: a new DevMachineTemplate, one surge Machine at a time",
+                Map.of("pools/md-0.yaml", image("1.31.4", "1.31.5")));
+        Ending bumped = awaitCurrent(bump);
+        if (bumped != Ending.CURRENT) {
+            return fail("the image bump did not complete", bump, bumped);
+        }
+        console.line("every Machine of " + CLUSTER_API_MACHINE_DEPLOYMENT + " runs kindest-node 1.31.5");
+        if (options.exitWhenDone()) {
+            return 0;
+        }
+        for (int round = 1; ; round++) {
+            String images = "[\"busybox:1." + (35 + round) + "\"]";
+            if (failed(commit("pre-load busybox 1." + (35 + round) + " (providerConfig.infrastructureTemplate): a new template again",
+                    Map.of("pools/md-0.yaml", t -> t.contains("preLoadImages:")
+                            ? t.replaceAll("preLoadImages: .*", "preLoadImages: " + images)
+                            : t.replaceAll("(?m)^( *)(extraMounts:.*)$", "$1$2\n$1preLoadImages: " + images))), "the template change")) {
+                return 1;
+            }
+        }
     }
 
     private List<String> nodes(String... pools) {

@@ -46,11 +46,16 @@ public final class DemoRepository implements AutoCloseable {
 
     /** The files of the demo spec bundled in the jar, by their path in the repository. */
     public static Map<String, byte[]> bundledDemo() throws IOException {
+        return bundled("demo", FILES);
+    }
+
+    /** The named files of {@code examples/<dir>} as the jar carries them, by their path below it. */
+    static Map<String, byte[]> bundled(String dir, List<String> names) throws IOException {
         Map<String, byte[]> files = new TreeMap<>();
-        for (String file : FILES) {
-            try (InputStream in = DemoRepository.class.getResourceAsStream("/examples/demo/" + file)) {
+        for (String file : names) {
+            try (InputStream in = DemoRepository.class.getResourceAsStream("/examples/" + dir + "/" + file)) {
                 if (in == null) {
-                    throw new IOException("the jar lacks examples/demo/" + file);
+                    throw new IOException("the jar lacks examples/" + dir + "/" + file);
                 }
                 files.put(file, in.readAllBytes());
             }

@@ -23,6 +23,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.provider.capi.ClusterApiMachineProvider;
+import dev.nightshift.agent.provider.capi.ClusterApiSettings;
+import dev.nightshift.agent.sandbox.capi.Behaviour;
+import dev.nightshift.agent.sandbox.capi.ClusterApiControllers;
+import dev.nightshift.agent.sandbox.capi.ClusterApiSeeding;
+import dev.nightshift.agent.sandbox.capi.EmbeddedClusterApi;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.run.Agent;
@@ -71,8 +77,46 @@ public final class EmbeddedWorld implements AutoCloseable {
      * @param bastionPool the pools whose machines never register as nodes
      */
     public record Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
-                        Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud) {
+                        Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud, Machines machines) {
+
+        /** With the simulated cloud. */
+        public Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
+                     Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud) {
+            this(dir, gitVersion, specFiles, firstCommit, bastionPool, cloud, Machines.SIMULATED);
+        }
     }
+
+    /**
+     * Where the world's machines come from: the simulated cloud (machines are Node objects), or
+     * Cluster API played by the embedded CAPI controllers (MachineDeployments, MachineSets,
+     * Machines, then Nodes), which the agent drives with its {@code cluster-api} provider.
+     */
+    public enum Machines {
+        SIMULATED("simulated"), CLUSTER_API("cluster-api");
+
+        private final String providerType;
+
+        Machines(String providerType) {
+            this.providerType = providerType;
+        }
+
+        /** The provider's name as {@code provider.type} and {@code --provider} spell it. */
+        public String providerType() {
+            return providerType;
+        }
+
+        public static Machines of(String providerType) {
+            for (Machines m : values()) {
+                if (m.providerType.equals(providerType)) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException("unknown provider \"" + providerType + "\"; the embedded world has: simulated, cluster-api");
+        }
+    }
+
+    /** Where the Cluster API objects live in the embedded cluster. */
+    public static final String CLUSTER_API_NAMESPACE = "default";
 
     private final Path dir;
     private final EmbeddedKubernetes kube;
@@ -82,10 +126,16 @@ public final class EmbeddedWorld implements AutoCloseable {
     private final SimulatedMachineProvider cloud;
     private final DemoWorkloads workloads;
     private final Clock clock;
+    private final Machines machines;
+    /** The Cluster API controllers, with {@link Machines#CLUSTER_API}. */
+    private final Optional<ClusterApiControllers> clusterApi;
     private volatile Agent agent;
 
     private EmbeddedWorld(Path dir, EmbeddedKubernetes kube, Path kubeconfig, DemoRepository repo,
-                          ScheduledExecutorService cloudThreads, SimulatedMachineProvider cloud, Clock clock) {
+                          ScheduledExecutorService cloudThreads, SimulatedMachineProvider cloud, Clock clock, Machines machines,
+                          Optional<ClusterApiControllers> clusterApi) {
+        this.machines = machines;
+        this.clusterApi = clusterApi;
         this.dir = dir;
         this.kube = kube;
         this.kubeconfig = kubeconfig;
@@ -110,7 +160,15 @@ public final class EmbeddedWorld implements AutoCloseable {
             DemoRepository repo = DemoRepository.create(setup.dir(), setup.specFiles(), setup.firstCommit());
             SimulatedMachineProvider cloud = new SimulatedMachineProvider(kube.client(), threads, clock, new Random(7),
                     setup.bastionPool(), setup.cloud());
-            return new EmbeddedWorld(setup.dir(), kube, kubeconfig, repo, threads, cloud, clock);
+            Optional<ClusterApiControllers> clusterApi = Optional.empty();
+            if (setup.machines() == Machines.CLUSTER_API) {
+                EmbeddedClusterApi.install(kube);
+                ClusterApiControllers controllers = new ClusterApiControllers(kube.client(), CLUSTER_API_NAMESPACE, threads, clock,
+                        new Random(7), Behaviour.demo());
+                controllers.start();
+                clusterApi = Optional.of(controllers);
+            }
+            return new EmbeddedWorld(setup.dir(), kube, kubeconfig, repo, threads, cloud, clock, setup.machines(), clusterApi);
         } catch (IOException | GitAPIException | RuntimeException e) {
             threads.shutdownNow();
             kube.close();
@@ -128,12 +186,45 @@ public final class EmbeddedWorld implements AutoCloseable {
         return names;
     }
 
+    /**
+     * Puts a MachineDeployment of {@code count} machines for {@code pool} of Cluster API cluster
+     * {@code cluster} into the world (OnDelete, labelled for Nightshift) and waits until every
+     * machine has a Ready node; returns the nodes' names. Only with {@link Machines#CLUSTER_API}.
+     */
+    public List<String> seedMachineDeployment(String cluster, String pool, int count, String kubernetesVersion)
+            throws InterruptedException {
+        if (clusterApi.isEmpty()) {
+            throw new IllegalStateException("this world's machines are not Cluster API's");
+        }
+        return ClusterApiSeeding.seed(kube.client(), ClusterApiSeeding.PoolSeed.of(cluster, pool, count, kubernetesVersion),
+                Duration.ofSeconds(60)).nodes();
+    }
+
+    /** Waits until {@code count} Machines of the MachineDeployment have Ready nodes; returns the nodes' names. */
+    public List<String> awaitMachineDeployment(String machineDeployment, int count) throws InterruptedException {
+        return ClusterApiSeeding.awaitReady(kube.client(), CLUSTER_API_NAMESPACE, machineDeployment, count, Duration.ofSeconds(60))
+                .nodes();
+    }
+
+    /**
+     * Creates every object of a multi-document YAML file (Cluster API objects and their templates,
+     * say) in the world, as {@code kubectl create -f} would.
+     */
+    public void create(java.io.InputStream yaml) {
+        for (io.fabric8.kubernetes.api.model.HasMetadata item : kube.client().load(yaml).items()) {
+            kube.client().resource(item).create();
+        }
+    }
+
     /** Starts the agent on the repository, managing {@code cluster}, its HTTP server on {@code httpPort} (0: any free one). */
     public Agent startAgent(String cluster, int httpPort, Consumer<ReconcileReport> reports) throws Exception {
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
                 Optional.of(""), Optional.of(POLL), Optional.of(cluster), Optional.of(httpPort),
                 Optional.of(dir.resolve("cache")), Optional.of(false)));
-        Agent starting = new Agent(config, kube.client(), cloud, clock, reports);
+        Agent starting = machines == Machines.CLUSTER_API
+                ? new Agent(config, kube.client(), new ClusterApiMachineProvider(kube.client(),
+                        new ClusterApiSettings(CLUSTER_API_NAMESPACE, cluster, Map.of()), clock), NodeUpdates.NONE, clock, reports)
+                : new Agent(config, kube.client(), cloud, clock, reports);
         try {
             starting.start();
         } catch (Exception e) {
@@ -155,6 +246,9 @@ public final class EmbeddedWorld implements AutoCloseable {
         out.println();
         out.println(title);
         out.println("  Kubernetes API   " + facts.apiServer() + "   (kubectl --kubeconfig " + facts.kubeconfig() + " get nodes)");
+        if (machines == Machines.CLUSTER_API) {
+            out.println("  Cluster API      kubectl --kubeconfig " + facts.kubeconfig() + " get machinedeployments,machinesets,machines");
+        }
         out.println("  spec repository  " + facts.repository() + "   (the agent polls it every " + POLL.toSeconds() + "s)");
         out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push: the agent picks it up)");
         out.println("  status           " + facts.agent() + "/status");
@@ -186,6 +280,7 @@ public final class EmbeddedWorld implements AutoCloseable {
             agent.close();
         }
         workloads.close();
+        clusterApi.ifPresent(ClusterApiControllers::close);
         cloudThreads.shutdownNow();
         repo.close();
         kube.close();

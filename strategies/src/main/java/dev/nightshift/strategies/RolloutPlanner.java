@@ -37,6 +37,17 @@ public final class RolloutPlanner {
     /** How stale the progress clock of a waiting pool may get before it is moved to now. */
     static final Duration WAIT_REFRESH = Duration.ofMinutes(1);
 
+    private final NodeUpdates nodeUpdates;
+
+    /** With node updates carried out. */
+    public RolloutPlanner() {
+        this(NodeUpdates.ON);
+    }
+
+    public RolloutPlanner(NodeUpdates nodeUpdates) {
+        this.nodeUpdates = nodeUpdates;
+    }
+
     public Plan plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
         List<PoolPlan> pools = new ArrayList<>();
         List<Instant> wakeTimes = new ArrayList<>();
@@ -49,7 +60,10 @@ public final class RolloutPlanner {
 
             boolean rollWork = view.nodes().stream().anyMatch(view::outdated);
             boolean kubeletWork = !rollWork && KubeletRestarts.anyOutdated(view);
-            boolean reportOnly = rollWork && !view.spec().drainAndTerminate();
+            // Changes that need a node update, when nothing updates nodes: reported, never executed.
+            boolean notExecuted = nodeUpdates == NodeUpdates.OFF
+                    && (kubeletWork || (rollWork && view.spec().updateStrategy().inPlace()));
+            boolean reportOnly = rollWork && !view.spec().drainAndTerminate() && !notExecuted;
             boolean myTurn = !turnTaken;
             boolean healthy = healthy(view, observed);
             boolean validated = healthy && status.validationStreak() >= desired.validationsRequired();
@@ -71,25 +85,31 @@ public final class RolloutPlanner {
             // Work in flight is always carried on, so that no node is left cordoned or half-drained.
             boolean nodesInFlight = view.nodes().stream().anyMatch(PoolView::inFlight);
             boolean restartsInFlight = view.nodes().stream().anyMatch(n -> n.kubeletRestartAt().isPresent());
-            if (!reportOnly && (rollWork || nodesInFlight)) {
-                planner(view).plan(view, gate, sink);
-            }
-            if (!rollWork && (kubeletWork || restartsInFlight)) {
-                KubeletRestarts.plan(view, gate, sink);
+            if (notExecuted) {
+                // Work started before node updates were turned off is finished or released, never continued.
+                NodeUpdatesOff.release(view, sink);
+            } else {
+                if (!reportOnly && (rollWork || nodesInFlight)) {
+                    planner(view).plan(view, gate, sink);
+                }
+                if (!rollWork && (kubeletWork || restartsInFlight)) {
+                    KubeletRestarts.plan(view, gate, sink);
+                }
             }
             retireCreationTimeouts(view, sink, wakeTimes);
             cleanUpCurrentNodes(view, sink);
-            taints(view, reportOnly ? node -> true : selected, sink);
-            boolean wantsToStart = (rollWork || kubeletWork) && !reportOnly && myTurn && !status.paused()
+            taints(view, reportOnly ? node -> true : notExecuted ? node -> false : selected, sink);
+            boolean wantsToStart = (rollWork || kubeletWork) && !reportOnly && !notExecuted && myTurn && !status.paused()
                     && view.nodes().stream().anyMatch(selected::allows);
             // Asked for healthy or not: an unhealthy check ends the streak, so the N checks are consecutive.
             if (wantsToStart && status.validationStreak() < desired.validationsRequired()) {
                 sink.add(new Step.Validate(pool.name()));
             }
 
-            PoolPhase phase = phase(view, status, sink, rollWork, kubeletWork, reportOnly, myTurn, validated,
+            PoolPhase phase = phase(view, status, sink, rollWork, kubeletWork, reportOnly, notExecuted, myTurn, validated,
                     selected, observed.maintenance());
-            if ((rollWork || kubeletWork) && phase != PoolPhase.REPORT_ONLY && phase != PoolPhase.AWAITING_SELECTION) {
+            if ((rollWork || kubeletWork) && phase != PoolPhase.REPORT_ONLY && phase != PoolPhase.AWAITING_SELECTION
+                    && phase != PoolPhase.NODE_UPDATES_OFF) {
                 turnTaken = true;
             }
             PoolReport report = report(view, status, sink, phase, adopted, now, wakeTimes);
@@ -221,8 +241,8 @@ public final class RolloutPlanner {
     }
 
     private static PoolPhase phase(PoolView view, PoolStatus status, PlanSink sink, boolean rollWork, boolean kubeletWork,
-                                   boolean reportOnly, boolean myTurn, boolean validated, StartGate selected,
-                                   MaintenanceState maintenance) {
+                                   boolean reportOnly, boolean notExecuted, boolean myTurn, boolean validated,
+                                   StartGate selected, MaintenanceState maintenance) {
         // Ours in flight: drains, in-place updates, restarts, and new machines not registered yet.
         boolean inFlight = view.nodes().stream().anyMatch(n -> PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()
                 || (view.current(n) && !n.registered() && !view.bastion()));
@@ -231,6 +251,9 @@ public final class RolloutPlanner {
         }
         if (reportOnly) {
             return PoolPhase.REPORT_ONLY;
+        }
+        if (notExecuted) {
+            return PoolPhase.NODE_UPDATES_OFF;
         }
         if (!sink.failed.isEmpty()) {
             return PoolPhase.FAILED;
@@ -278,7 +301,7 @@ public final class RolloutPlanner {
         }
         boolean waiting = phase == PoolPhase.PAUSED || phase == PoolPhase.WAITING_FOR_TURN
                 || phase == PoolPhase.WAITING_FOR_WINDOW || phase == PoolPhase.AWAITING_SELECTION
-                || phase == PoolPhase.REPORT_ONLY;
+                || phase == PoolPhase.REPORT_ONLY || phase == PoolPhase.NODE_UPDATES_OFF;
         Optional<Instant> lastProgress = status.lastProgressAt();
         boolean waitRefresh = waiting && lastProgress.filter(t -> t.plus(WAIT_REFRESH).isAfter(now)).isEmpty();
         if (outdated < status.outdatedNodes() || (status.outdatedNodes() == 0 && outdated > 0) || waitRefresh

@@ -22,6 +22,7 @@ import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.plan.PendingAction;
 import dev.nightshift.strategies.plan.PoolPhase;
 import dev.nightshift.strategies.plan.PoolPlan;
 import dev.nightshift.strategies.plan.PoolReport;
@@ -98,6 +99,9 @@ final class PlanView {
             case WAITING_FOR_VALIDATION -> blocked.add("the cluster must validate first");
             case PAUSED -> blocked.add("the rollout is paused (" + PoolStatusRecords.PAUSED + ")");
             case REPORT_ONLY -> blocked.add("drainAndTerminate is false: outdated nodes are reported only");
+            case NODE_UPDATES_OFF -> blocked.add("node updates are off (nodeUpdates.type: none): the "
+                    + (r.pendingAction() == PendingAction.IN_PLACE ? "in-place update" : "kubelet restart")
+                    + " is reported, never executed");
             case AWAITING_SELECTION -> blocked.add("nodes wait to be selected: " + String.join(", ", r.awaitingSelection()));
             case FAILED -> blocked.add("a node failed and needs a decision");
             default -> { }

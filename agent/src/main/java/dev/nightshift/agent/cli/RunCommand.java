@@ -14,6 +14,8 @@ import java.util.concurrent.Callable;
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.config.AgentConfigLoader;
 import dev.nightshift.agent.git.CaFile;
+import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.NodeUpdater;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.agent.run.Agent;
 import dev.nightshift.spec.model.DurationText;
@@ -76,8 +78,15 @@ public final class RunCommand implements Callable<Integer> {
     private Boolean dryRun;
 
     @Option(names = "--provider", paramLabel = "NAME",
-            description = "Machine provider (or provider.type; no default): simulated (machines become Node objects of the cluster itself; for the embedded cluster and test clusters).")
+            description = "Machine provider (or provider.type; no default): simulated (machines become Node objects of the cluster itself; "
+                    + "for the embedded cluster and test clusters) or cluster-api (Cluster API MachineDeployments; provider.clusterApi).")
     private String provider;
+
+    @Option(names = "--node-updates", paramLabel = "TYPE",
+            description = "What updates nodes in place and restarts kubelets (or nodeUpdates.type): provider (the machine provider's own; "
+                    + "the default with simulated) or none (in-place and kubelet-only changes are reported, never executed; the default "
+                    + "with cluster-api).")
+    private String nodeUpdates;
 
     @Override
     public Integer call() throws Exception {
@@ -113,7 +122,11 @@ public final class RunCommand implements Callable<Integer> {
             return Main.EXIT_USAGE;
         }
         if (provider != null) {
-            config = config.with(new AgentConfig.Provider(provider));
+            // The flag names the type; the file's provider.clusterApi settings stay.
+            config = config.with(config.provider().map(p -> p.withType(provider)).orElseGet(() -> new AgentConfig.Provider(provider)));
+        }
+        if (nodeUpdates != null) {
+            config = config.with(AgentConfig.NodeUpdates.of(nodeUpdates));
         }
         String types = String.join(", ", AgentConfig.Provider.TYPES);
         if (config.provider().isEmpty()) {
@@ -125,30 +138,70 @@ public final class RunCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("unknown provider \"" + config.provider().get().type() + "\"; this release has: " + types);
             return Main.EXIT_USAGE;
         }
+        Optional<String> refusal = config.nodeUpdates().refusal(config.provider().get());
+        if (refusal.isPresent()) {
+            spec.commandLine().getErr().println("nodeUpdates.type (or --node-updates): " + refusal.get());
+            return Main.EXIT_USAGE;
+        }
         try {
             config.git().caFile().ifPresent(CaFile::certificates);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println(e.getMessage());
             return Main.EXIT_USAGE;
         }
-        // The only provider so far; the warning goes where whoever starts the agent looks first.
-        spec.commandLine().getErr().println("WARNING: the simulated provider creates and deletes Node objects in the cluster the"
-                + " kubeconfig names, as machines of its own; it is for the embedded cluster (nightshift demo, nightshift sandbox)"
-                + " and test clusters, never for a cluster with real nodes.");
-        spec.commandLine().getErr().flush();
         ScheduledExecutorService cloud = Executors.newScheduledThreadPool(1);
         try (StopSignal stop = new StopSignal(Duration.ofSeconds(45));
-             KubernetesClient client = kubernetes.client();
-             Agent agent = new Agent(config, client, new SimulatedMachineProvider(client, cloud, Clock.systemUTC(), new Random(),
-                     Set.of()::contains, SimulatedMachineProvider.Behaviour.fast()), Clock.systemUTC(), r -> { })) {
-            stop.install();
-            agent.start();
-            spec.commandLine().getOut().println("nightshift agent running; status on http://127.0.0.1:" + agent.httpPort() + "/status");
-            spec.commandLine().getOut().flush();
-            stop.await();
-            return 0;
+             KubernetesClient client = kubernetes.client()) {
+            Optional<Backend> backend = backend(config, client, cloud);
+            if (backend.isEmpty()) {
+                return Main.EXIT_USAGE;
+            }
+            // With nodeUpdates.type none, the Agent itself puts a NodeUpdater that refuses every call in its place.
+            try (Agent agent = new Agent(config, client, backend.get().machines(), backend.get().nodes(), Clock.systemUTC(), r -> { })) {
+                stop.install();
+                agent.start();
+                spec.commandLine().getOut().println("nightshift agent running; status on http://127.0.0.1:" + agent.httpPort() + "/status");
+                spec.commandLine().getOut().flush();
+                stop.await();
+                return 0;
+            }
         } finally {
             cloud.shutdownNow();
+        }
+    }
+
+    /** What creates and deletes machines, and what updates nodes when node updates are the provider's own. */
+    private record Backend(MachineProvider machines, NodeUpdater nodes) {
+    }
+
+    /**
+     * The backend of the configured provider, or empty after saying on stderr why there is none.
+     * Every provider type is a case of its own: a new type that is not handled here answers "not wired".
+     */
+    private Optional<Backend> backend(AgentConfig config, KubernetesClient client, ScheduledExecutorService cloud) {
+        AgentConfig.Provider provider = config.provider().orElseThrow();
+        switch (provider.type()) {
+            case AgentConfig.Provider.SIMULATED -> {
+                // The warning goes where whoever starts the agent looks first.
+                spec.commandLine().getErr().println("WARNING: the simulated provider creates and deletes Node objects in the cluster the"
+                        + " kubeconfig names, as machines of its own; it is for the embedded cluster (nightshift demo, nightshift sandbox)"
+                        + " and test clusters, never for a cluster with real nodes.");
+                spec.commandLine().getErr().flush();
+                SimulatedMachineProvider simulated = new SimulatedMachineProvider(client, cloud, Clock.systemUTC(), new Random(),
+                        Set.of()::contains, SimulatedMachineProvider.Behaviour.fast());
+                return Optional.of(new Backend(simulated, simulated));
+            }
+            case AgentConfig.Provider.CLUSTER_API -> {
+                // LEAD: build the cluster-api machine provider (provider.capi) here from provider.clusterApi()
+                // (namespace; kubeconfigFile: a client of the management cluster, else `client`). It has no node
+                // updates of its own: nodeUpdates.type provider was refused above, so pass new NoNodeUpdates().
+                spec.commandLine().getErr().println("the cluster-api provider is not wired into run yet");
+                return Optional.empty();
+            }
+            default -> {
+                spec.commandLine().getErr().println("provider \"" + provider.type() + "\" is not wired into run");
+                return Optional.empty();
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ import dev.nightshift.strategies.ValidationStreak;
  * @param leaderElection whether replicas elect one leader that acts, the others standing by
  * @param validation     how many consecutive successful cluster validations a pool needs, and how far apart
  * @param provider       the machine provider; none is assumed, since the wrong one acts on the wrong machines
+ * @param nodeUpdates    what updates nodes in place and restarts kubelets; by default what the provider's default is
  */
 public record AgentConfig(
         Git git,
@@ -33,7 +34,8 @@ public record AgentConfig(
         boolean dryRun,
         LeaderElection leaderElection,
         Validation validation,
-        Optional<Provider> provider) {
+        Optional<Provider> provider,
+        NodeUpdates nodeUpdates) {
 
     /**
      * The spec repository ({@code git:}).
@@ -87,15 +89,105 @@ public record AgentConfig(
     }
 
     /**
-     * The machine provider ({@code provider: {type: …}}): what creates, deletes and updates the
-     * pools' machines. A mapping, so that a provider's own settings can join {@code type}.
+     * The machine provider ({@code provider: {type: …}}): what creates and deletes the pools'
+     * machines. A mapping, so that a provider's own settings can join {@code type}.
+     *
+     * @param clusterApi the {@code cluster-api} provider's settings ({@code provider.clusterApi}); the defaults for other types
      */
-    public record Provider(String type) {
+    public record Provider(String type, ClusterApi clusterApi) {
 
         /** {@code simulated}: machines become Node objects of the cluster itself; for the embedded cluster and test clusters. */
         public static final String SIMULATED = "simulated";
+        /** {@code cluster-api}: machines are Cluster API Machines of one MachineDeployment per pool. */
+        public static final String CLUSTER_API = "cluster-api";
         /** Every provider this release has. */
-        public static final List<String> TYPES = List.of(SIMULATED);
+        public static final List<String> TYPES = List.of(SIMULATED, CLUSTER_API);
+
+        /** With the default settings of every provider. */
+        public Provider(String type) {
+            this(type, ClusterApi.DEFAULT);
+        }
+
+        /** Another type, the settings kept (a {@code --provider} flag over the file's). */
+        public Provider withType(String other) {
+            return new Provider(other, clusterApi);
+        }
+
+        /**
+         * Where the Cluster API objects are ({@code provider.clusterApi}).
+         *
+         * @param namespace      the namespace of the MachineDeployments
+         * @param kubeconfigFile a kubeconfig for the management cluster that holds the Cluster API
+         *                       objects, when it is not the managed cluster; a secret: only its path
+         *                       is ever shown or logged
+         */
+        public record ClusterApi(String namespace, Optional<Path> kubeconfigFile) {
+
+            public static final ClusterApi DEFAULT = new ClusterApi("default", Optional.empty());
+        }
+    }
+
+    /**
+     * What updates nodes without replacing their machines ({@code nodeUpdates: {type: …}}): in-place
+     * updates and kubelet restarts.
+     *
+     * @param type {@link #PROVIDER}, {@link #JOB} or {@link #NONE}; empty for the provider's default ({@link #typeWith})
+     */
+    public record NodeUpdates(Optional<String> type) {
+
+        /** The machine provider's own node updates ({@code simulated} has them; {@code cluster-api} has none). */
+        public static final String PROVIDER = "provider";
+        /** Node updates by Kubernetes Jobs on the nodes: known, not in this release. */
+        public static final String JOB = "job";
+        /** No node updates: in-place and kubelet-only changes are reported, never executed. */
+        public static final String NONE = "none";
+        /** Every type there is, including those not in this release. */
+        public static final List<String> TYPES = List.of(PROVIDER, JOB, NONE);
+        /** Every type this release runs. */
+        public static final List<String> RUNNABLE = List.of(PROVIDER, NONE);
+
+        public static final NodeUpdates DEFAULT = new NodeUpdates(Optional.empty());
+
+        public static NodeUpdates of(String type) {
+            return new NodeUpdates(Optional.of(type));
+        }
+
+        /**
+         * The type in force with this provider: the one named, else {@code provider} for
+         * {@code simulated} and {@code none} for {@code cluster-api}, which has no node updates
+         * of its own.
+         */
+        public String typeWith(Provider provider) {
+            return type.orElse(provider.type().equals(Provider.CLUSTER_API) ? NONE : PROVIDER);
+        }
+
+        /** Whether the type in force is the default rather than one named. */
+        public boolean defaulted() {
+            return type.isEmpty();
+        }
+
+        /**
+         * Why this release cannot run these node updates with this provider, or empty: an unknown
+         * type, {@code job} (not in this release), or {@code provider} with a provider that has
+         * no node updates of its own.
+         */
+        public Optional<String> refusal(Provider provider) {
+            String t = typeWith(provider);
+            if (!TYPES.contains(t)) {
+                return Optional.of("unknown node updates \"" + t + "\"; one of " + String.join(", ", TYPES));
+            }
+            if (t.equals(JOB)) {
+                return Optional.of("job (node updates by Kubernetes Jobs) is not in this release; use provider"
+                        + " (the machine provider's own, where it has them) or none (in-place and kubelet-only changes"
+                        + " are reported, never executed)");
+            }
+            if (t.equals(PROVIDER) && provider.type().equals(Provider.CLUSTER_API)) {
+                return Optional.of("the cluster-api provider has no node updates of its own (Cluster API's in-place"
+                        + " update hooks are alpha): use none (in-place and kubelet-only changes are reported, never"
+                        + " executed) or job (node updates by Kubernetes Jobs, in a later release)");
+            }
+            return Optional.empty();
+        }
     }
 
     /**
@@ -163,7 +255,7 @@ public record AgentConfig(
 
     public static final AgentConfig DEFAULTS = new AgentConfig(Git.DEFAULT, Optional.empty(), Http.DEFAULT, Webhook.NONE,
             Path.of(System.getProperty("java.io.tmpdir"), "nightshift"), false, LeaderElection.OFF, Validation.DEFAULT,
-            Optional.empty());
+            Optional.empty(), NodeUpdates.DEFAULT);
 
     /**
      * Values given on the command line; each one present replaces the file's. Flat, as the flags
@@ -186,22 +278,35 @@ public record AgentConfig(
 
     public AgentConfig with(Overrides o) {
         return new AgentConfig(git.with(o), o.cluster().or(this::cluster), o.httpPort().map(Http::new).orElse(http), webhook,
-                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider);
+                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates);
     }
 
     public AgentConfig with(Webhook hook) {
-        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider);
+        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates);
     }
 
     public AgentConfig with(LeaderElection election) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates);
     }
 
     public AgentConfig with(Validation checks) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates);
     }
 
     public AgentConfig with(Provider machines) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, Optional.of(machines));
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, Optional.of(machines),
+                nodeUpdates);
+    }
+
+    /**
+     * The node updates type in force: the one named, else the provider's default; with no provider
+     * named (an agent built in a test, whose backend is given), the provider's own.
+     */
+    public String nodeUpdatesType() {
+        return provider.map(nodeUpdates::typeWith).orElse(nodeUpdates.type().orElse(NodeUpdates.PROVIDER));
+    }
+
+    public AgentConfig with(NodeUpdates updates) {
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates);
     }
 }

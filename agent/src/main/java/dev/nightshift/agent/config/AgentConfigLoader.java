@@ -76,6 +76,8 @@ public final class AgentConfigLoader {
         Map<String, Node> election = r.section(top, "leaderElection");
         Map<String, Node> validation = r.section(top, "validation");
         Map<String, Node> provider = r.section(top, "provider");
+        Map<String, Node> clusterApi = r.section(provider, "provider.clusterApi");
+        Map<String, Node> nodeUpdates = r.section(top, "nodeUpdates");
         // Read in this order, so that the errors come in the order they always have.
         AgentConfig.LeaderElection leader = leaderElection(r, election, d.leaderElection());
         AgentConfig.Validation checks = validation(r, validation, d.validation());
@@ -88,9 +90,14 @@ public final class AgentConfigLoader {
         AgentConfig config = new AgentConfig(source, cluster, port, hook,
                 r.string(top, "cacheDir").map(Path::of).orElse(d.cacheDir()),
                 r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()),
-                leader, checks, provider(r, top, provider));
-        r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation", "provider"));
-        r.only(provider, "provider", Set.of("type"));
+                leader, checks, provider(r, top, provider, clusterApi), AgentConfig.NodeUpdates.DEFAULT);
+        config = config.with(nodeUpdates(r, top, nodeUpdates, config.provider()));
+        r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation", "provider",
+                "nodeUpdates"));
+        r.only(provider, "provider", Set.of("type", "clusterApi"));
+        r.only(clusterApi, "provider.clusterApi", Set.of("namespace", "kubeconfigFile"));
+        // nodeUpdates.job (the Job's image, namespace…) comes with the job type, in a later release.
+        r.only(nodeUpdates, "nodeUpdates", Set.of("type"));
         r.only(election, "leaderElection", Set.of("enabled", "leaseName", "leaseDuration"));
         r.only(validation, "validation", Set.of("consecutive", "interval"));
         r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "timeout", "caFile", "auth"));
@@ -150,12 +157,28 @@ public final class AgentConfigLoader {
                         .orElse(d.interval()));
     }
 
-    /** {@code provider.type}, one of {@link AgentConfig.Provider#TYPES}; empty when the file names none (then the flag must). */
-    private static Optional<AgentConfig.Provider> provider(Reader r, Map<String, Node> top, Map<String, Node> provider) {
+    /**
+     * {@code provider.type}, one of {@link AgentConfig.Provider#TYPES}, and {@code provider.clusterApi}
+     * for {@code cluster-api}; empty when the file names none (then the flag must).
+     */
+    private static Optional<AgentConfig.Provider> provider(Reader r, Map<String, Node> top, Map<String, Node> provider,
+                                                           Map<String, Node> clusterApi) {
         if (top.containsKey("provider") && !provider.containsKey("type")) {
             r.error(top.get("provider"), "provider.type", "is required: one of " + String.join(", ", AgentConfig.Provider.TYPES));
             return Optional.empty();
         }
+        AgentConfig.Provider.ClusterApi d = AgentConfig.Provider.ClusterApi.DEFAULT;
+        AgentConfig.Provider.ClusterApi capi = new AgentConfig.Provider.ClusterApi(
+                r.string(clusterApi, "provider.clusterApi.namespace").filter(ns -> {
+                    if (ns.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
+                        return true;
+                    }
+                    r.error(clusterApi.get("namespace"), "provider.clusterApi.namespace",
+                            "must be a Kubernetes namespace name (lower-case letters, digits and '-', at most 63), got \"" + ns + "\"");
+                    return false;
+                }).orElse(d.namespace()),
+                // A secret: its path only, never its content, goes anywhere.
+                r.string(clusterApi, "provider.clusterApi.kubeconfigFile").map(Path::of));
         return r.string(provider, "provider.type").filter(type -> {
             if (AgentConfig.Provider.TYPES.contains(type)) {
                 return true;
@@ -163,7 +186,36 @@ public final class AgentConfigLoader {
             r.error(provider.get("type"), "provider.type", "unknown provider \"" + type + "\"; this release has: "
                     + String.join(", ", AgentConfig.Provider.TYPES));
             return false;
-        }).map(AgentConfig.Provider::new);
+        }).filter(type -> {
+            if (!provider.containsKey("clusterApi") || type.equals(AgentConfig.Provider.CLUSTER_API)) {
+                return true;
+            }
+            r.error(provider.get("clusterApi"), "provider.clusterApi", "is for provider type cluster-api, not " + type);
+            return false;
+        }).map(type -> new AgentConfig.Provider(type, capi));
+    }
+
+    /**
+     * {@code nodeUpdates.type}, refused here with its place when this release cannot run it with the
+     * file's provider ({@code job}; {@code provider} with {@code cluster-api}). Unset, it is the
+     * provider's default, decided when the provider is known (a flag may name it).
+     */
+    private static AgentConfig.NodeUpdates nodeUpdates(Reader r, Map<String, Node> top, Map<String, Node> nodeUpdates,
+                                                       Optional<AgentConfig.Provider> provider) {
+        if (top.get("nodeUpdates") instanceof MappingNode && !nodeUpdates.containsKey("type")) {
+            r.error(top.get("nodeUpdates"), "nodeUpdates.type", "is required: one of "
+                    + String.join(", ", AgentConfig.NodeUpdates.TYPES));
+            return AgentConfig.NodeUpdates.DEFAULT;
+        }
+        Optional<String> type = r.string(nodeUpdates, "nodeUpdates.type");
+        if (type.isEmpty()) {
+            return AgentConfig.NodeUpdates.DEFAULT;
+        }
+        AgentConfig.NodeUpdates updates = AgentConfig.NodeUpdates.of(type.get());
+        // Without a provider in the file, the type alone is checked; the flag's provider is checked at start.
+        updates.refusal(provider.orElse(new AgentConfig.Provider(AgentConfig.Provider.SIMULATED)))
+                .ifPresent(why -> r.error(nodeUpdates.get("type"), "nodeUpdates.type", why));
+        return updates;
     }
 
     /** Reads scalars and sections, collecting every error with its place. */

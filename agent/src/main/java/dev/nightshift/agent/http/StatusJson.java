@@ -87,15 +87,17 @@ public final class StatusJson {
 
     /**
      * Pools whose outdated nodes are to be updated in place: those the agent goes on with by itself,
-     * and those (ManualInPlaceUpdate) with nodes that wait for a person to select them.
+     * those (ManualInPlaceUpdate) with nodes that wait for a person to select them, and those it
+     * never updates because node updates are off ({@code nodeUpdates.type: none}).
      */
     private static void inPlacePending(ObjectNode o, List<PoolReport> pools) {
         ArrayNode automatic = o.putArray("automatic");
         ArrayNode awaitingSelection = o.putArray("awaitingSelection");
+        ArrayNode notExecuted = o.putArray("notExecuted");
         for (PoolReport p : pools) {
             if (p.pendingAction() == PendingAction.IN_PLACE) {
                 boolean waitsForPerson = p.phase() == PoolPhase.AWAITING_SELECTION || !p.awaitingSelection().isEmpty();
-                (waitsForPerson ? awaitingSelection : automatic).add(p.pool());
+                (p.phase() == PoolPhase.NODE_UPDATES_OFF ? notExecuted : waitsForPerson ? awaitingSelection : automatic).add(p.pool());
             }
         }
     }

@@ -38,6 +38,7 @@ import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.metrics.AgentMetrics;
 import dev.nightshift.agent.metrics.ApiErrorInterceptor;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.NoNodeUpdates;
 import dev.nightshift.agent.provider.NodeUpdater;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.reconcile.Reconciler;
@@ -47,6 +48,7 @@ import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.Maintenance;
+import dev.nightshift.strategies.NodeUpdates;
 import dev.nightshift.strategies.RolloutPlanner;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -101,13 +103,25 @@ public final class Agent implements AutoCloseable {
         this.given = client;
         this.metrics = new AgentMetrics(Optional.ofNullable(Agent.class.getPackage().getImplementationVersion()).orElse("development"));
         this.provider = provider;
-        this.nodeUpdates = nodeUpdates;
+        // With node updates off, the given updater is never reachable, whatever the planner does.
+        this.nodeUpdates = config.nodeUpdatesType().equals(AgentConfig.NodeUpdates.NONE) ? new NoNodeUpdates() : nodeUpdates;
         this.clock = clock;
         this.reportListener = reportListener;
     }
 
     public void start() throws Exception {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
+        config.provider().flatMap(config.nodeUpdates()::refusal).ifPresent(why -> {
+            throw new IllegalArgumentException("nodeUpdates.type: " + why);
+        });
+        if (!AgentConfig.NodeUpdates.RUNNABLE.contains(config.nodeUpdatesType())) {
+            throw new IllegalArgumentException("nodeUpdates.type: " + config.nodeUpdatesType() + " is not in this release");
+        }
+        boolean nodeUpdatesOff = config.nodeUpdatesType().equals(AgentConfig.NodeUpdates.NONE);
+        String chosen = !config.nodeUpdates().defaulted() ? "as configured"
+                : config.provider().map(p -> "the default with provider " + p.type()).orElse("the default");
+        LOG.info("node updates: {} ({}); {}", config.nodeUpdatesType(), chosen, nodeUpdatesOff
+                ? "in-place and kubelet-only changes are reported, never executed" : "the machine provider updates nodes");
         AgentConfig.Git git = config.git();
         source = new GitSource(new GitSourceConfig(git.url().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
                 git.ref(), git.path(), credentials(git.auth()), config.cacheDir(), git.caFile(), git.timeout()));
@@ -125,7 +139,8 @@ public final class Agent implements AutoCloseable {
                 clock, events);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
-                observer, executor, apiServerProbe, new RolloutPlanner(), clock, this::onReport, events);
+                observer, executor, apiServerProbe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock,
+                this::onReport, events);
         // Alone, it acts from its first reconcile on, and its reports feed the pool series.
         metrics.leading(!config.leaderElection().enabled());
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {

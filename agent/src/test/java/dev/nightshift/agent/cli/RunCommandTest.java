@@ -43,7 +43,7 @@ class RunCommandTest {
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).isEqualTo("no machine provider is named: set provider.type in the configuration or --provider;"
-                + " this release has: simulated" + System.lineSeparator());
+                + " this release has: simulated, cluster-api" + System.lineSeparator());
         assertThat(tmp.resolve("cache")).doesNotExist();
     }
 
@@ -53,7 +53,7 @@ class RunCommandTest {
                 "--cache-dir", tmp.resolve("cache").toString());
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).isEqualTo("unknown provider \"aws\"; this release has: simulated" + System.lineSeparator());
+        assertThat(err.toString()).isEqualTo("unknown provider \"aws\"; this release has: simulated, cluster-api" + System.lineSeparator());
     }
 
     @Test
@@ -64,6 +64,49 @@ class RunCommandTest {
                 "--provider", "none", "--cache-dir", tmp.resolve("cache").toString());
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).isEqualTo("unknown provider \"none\"; this release has: simulated" + System.lineSeparator());
+        assertThat(err.toString()).isEqualTo("unknown provider \"none\"; this release has: simulated, cluster-api" + System.lineSeparator());
+    }
+
+    @Test
+    void theProvidersOwnNodeUpdatesWithClusterApiAreAUsageErrorNamingJobAndNoneBeforeAnythingStarts() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "cluster-api",
+                "--node-updates", "provider", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).startsWith("nodeUpdates.type (or --node-updates): the cluster-api provider has no node updates"
+                + " of its own").contains("use none (").contains("or job (");
+        assertThat(tmp.resolve("cache")).doesNotExist();
+    }
+
+    @Test
+    void theProviderFlagIsCheckedAgainstTheFilesNodeUpdates() throws Exception {
+        Path config = java.nio.file.Files.writeString(tmp.resolve("agent.yaml"),
+                "provider: {type: simulated}\nnodeUpdates: {type: provider}\n");
+
+        int code = run("--config", config.toString(), "--repo", "https://git.example.com/c.git", "--cluster", "prod",
+                "--provider", "cluster-api", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).startsWith("nodeUpdates.type (or --node-updates): the cluster-api provider has no node updates");
+    }
+
+    @Test
+    void jobNodeUpdatesAreAUsageErrorSayingTheyAreNotInThisRelease() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "simulated",
+                "--node-updates", "job", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).startsWith("nodeUpdates.type (or --node-updates): job (node updates by Kubernetes Jobs) is not"
+                + " in this release;");
+    }
+
+    @Test
+    void anUnknownNodeUpdatesFlagIsAUsageErrorNamingTheTypes() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "simulated",
+                "--node-updates", "ssh", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).isEqualTo("nodeUpdates.type (or --node-updates): unknown node updates \"ssh\"; one of provider,"
+                + " job, none" + System.lineSeparator());
     }
 }

@@ -79,11 +79,100 @@ class AgentConfigLoaderTest {
     @Test
     void aProviderWithoutTypeOrOfAnUnknownTypeOrWithUnknownKeysIsRefusedWithItsPlace() {
         assertThat(loader.parse("agent.yaml", "provider: {}\n").errors())
-                .containsExactly("agent.yaml:1:11: provider.type: is required: one of simulated");
+                .containsExactly("agent.yaml:1:11: provider.type: is required: one of simulated, cluster-api");
         assertThat(loader.parse("agent.yaml", "provider: {type: aws}\n").errors())
-                .containsExactly("agent.yaml:1:18: provider.type: unknown provider \"aws\"; this release has: simulated");
+                .containsExactly("agent.yaml:1:18: provider.type: unknown provider \"aws\"; this release has: simulated, cluster-api");
         assertThat(loader.parse("agent.yaml", "provider: {type: simulated, region: eu}\n").errors())
                 .containsExactly("agent.yaml:1:29: provider.region: unknown field");
+    }
+
+    @Test
+    void theClusterApiProviderIsReadWithItsNamespaceAndTheManagementClustersKubeconfigFile() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                provider:
+                  type: cluster-api
+                  clusterApi:
+                    namespace: capi-prod
+                    kubeconfigFile: /etc/nightshift/secrets/management-kubeconfig
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().provider()).contains(new AgentConfig.Provider("cluster-api",
+                new AgentConfig.Provider.ClusterApi("capi-prod", Optional.of(Path.of("/etc/nightshift/secrets/management-kubeconfig")))));
+    }
+
+    @Test
+    void clusterApiSettingsDefaultToTheDefaultNamespaceInTheManagedCluster() {
+        AgentConfig c = loader.parse("agent.yaml", "provider: {type: cluster-api}\n").config().orElseThrow();
+
+        assertThat(c.provider().orElseThrow().clusterApi()).isEqualTo(new AgentConfig.Provider.ClusterApi("default", Optional.empty()));
+    }
+
+    @Test
+    void clusterApiSettingsWithUnknownKeysABadNamespaceOrAnotherProviderAreRefusedWithTheirPlace() {
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: cluster-api\n  clusterApi: {namespace: default, cluster: x}\n")
+                .errors()).containsExactly("agent.yaml:3:36: provider.clusterApi.cluster: unknown field");
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: cluster-api\n  clusterApi: {namespace: Prod_1}\n").errors())
+                .containsExactly("agent.yaml:3:27: provider.clusterApi.namespace: must be a Kubernetes namespace name"
+                        + " (lower-case letters, digits and '-', at most 63), got \"Prod_1\"");
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: cluster-api\n  clusterApi: {kubeconfigFile: [a, b]}\n")
+                .errors()).containsExactly("agent.yaml:3:32: provider.clusterApi.kubeconfigFile: must be a single value");
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: simulated\n  clusterApi: {namespace: default}\n").errors())
+                .containsExactly("agent.yaml:3:15: provider.clusterApi: is for provider type cluster-api, not simulated");
+    }
+
+    @Test
+    void nodeUpdatesDefaultToTheProvidersOwnForSimulatedAndToNoneForClusterApi() {
+        AgentConfig simulated = loader.parse("agent.yaml", "provider: {type: simulated}\n").config().orElseThrow();
+        AgentConfig capi = loader.parse("agent.yaml", "provider: {type: cluster-api}\n").config().orElseThrow();
+
+        assertThat(simulated.nodeUpdates().defaulted()).isTrue();
+        assertThat(simulated.nodeUpdates().typeWith(simulated.provider().orElseThrow())).isEqualTo("provider");
+        assertThat(capi.nodeUpdates().typeWith(capi.provider().orElseThrow())).isEqualTo("none");
+    }
+
+    @Test
+    void nodeUpdatesTypeIsRead() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", "provider: {type: simulated}\nnodeUpdates: {type: none}\n");
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().nodeUpdates()).isEqualTo(AgentConfig.NodeUpdates.of("none"));
+        assertThat(loader.parse("agent.yaml", "provider: {type: cluster-api}\nnodeUpdates: {type: none}\n").errors()).isEmpty();
+    }
+
+    @Test
+    void theProvidersNodeUpdatesWithClusterApiAreRefusedWithTheirPlaceNamingJobAndNone() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                provider:
+                  type: cluster-api
+                nodeUpdates:
+                  type: provider
+                """);
+
+        assertThat(r.config()).isEmpty();
+        assertThat(r.errors()).singleElement().asString()
+                .startsWith("agent.yaml:4:9: nodeUpdates.type: the cluster-api provider has no node updates of its own")
+                .contains("use none (in-place and kubelet-only changes are reported, never executed)")
+                .contains("or job (");
+    }
+
+    @Test
+    void jobNodeUpdatesAreRefusedAsNotInThisReleaseAndTheirSettingsAreUnknown() {
+        assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: job}\n").errors()).singleElement().asString()
+                .startsWith("agent.yaml:1:21: nodeUpdates.type: job (node updates by Kubernetes Jobs) is not in this release;")
+                .contains("use provider").contains("or none");
+        assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: none, job: {namespace: x}}\n").errors())
+                .containsExactly("agent.yaml:1:27: nodeUpdates.job: unknown field");
+    }
+
+    @Test
+    void nodeUpdatesWithoutTypeOrOfAnUnknownTypeAreRefusedWithTheirPlace() {
+        assertThat(loader.parse("agent.yaml", "nodeUpdates: {}\n").errors())
+                .containsExactly("agent.yaml:1:14: nodeUpdates.type: is required: one of provider, job, none");
+        assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: ssh}\n").errors())
+                .containsExactly("agent.yaml:1:21: nodeUpdates.type: unknown node updates \"ssh\"; one of provider, job, none");
+        assertThat(loader.parse("agent.yaml", "nodeUpdates: none\n").errors())
+                .containsExactly("agent.yaml:1:14: nodeUpdates: must be a mapping");
     }
 
     @Test

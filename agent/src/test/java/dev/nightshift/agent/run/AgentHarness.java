@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.UnaryOperator;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.git.GitDaemon;
@@ -90,8 +91,12 @@ final class AgentHarness implements AutoCloseable {
     }
 
     void startAgent(String cluster, boolean dryRun) throws Exception {
-        AgentConfig config = TestAgentConfig.of(daemon.url("specs.git"), cluster, Files.createTempDirectory(tmp, "cache"))
-                .with(dryRun ? DRY_RUN : AgentConfig.Overrides.NONE);
+        startAgent(cluster, config -> config.with(dryRun ? DRY_RUN : AgentConfig.Overrides.NONE));
+    }
+
+    /** With the test's configuration changed by {@code adjust} (node updates off, say). */
+    void startAgent(String cluster, UnaryOperator<AgentConfig> adjust) throws Exception {
+        AgentConfig config = adjust.apply(TestAgentConfig.of(daemon.url("specs.git"), cluster, Files.createTempDirectory(tmp, "cache")));
         agent = new Agent(config, agentClient, machineRequests, provider, Clock.systemUTC(), r -> { });
         agent.start();
     }

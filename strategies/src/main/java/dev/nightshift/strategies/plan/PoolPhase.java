@@ -18,6 +18,11 @@ public enum PoolPhase {
     PAUSED,
     /** drainAndTerminate is false: outdated nodes are tainted and reported only. */
     REPORT_ONLY,
+    /**
+     * The change needs in-place updates or kubelet restarts, and node updates are off (the agent's
+     * {@code nodeUpdates.type: none}): reported, never executed; the next pool goes on.
+     */
+    NODE_UPDATES_OFF,
     /** ManualInPlaceUpdate: outdated nodes wait for the user to select them. */
     AWAITING_SELECTION,
     /** A node failed and needs a user decision. */

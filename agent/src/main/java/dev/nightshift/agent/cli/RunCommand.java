@@ -1,25 +1,32 @@
 package dev.nightshift.agent.cli;
 
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Callable;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.config.AgentConfigLoader;
 import dev.nightshift.agent.git.CaFile;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.NoNodeUpdates;
 import dev.nightshift.agent.provider.NodeUpdater;
-import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
+import dev.nightshift.agent.provider.capi.ClusterApiMachineProvider;
+import dev.nightshift.agent.provider.capi.ClusterApiSettings;
 import dev.nightshift.agent.run.Agent;
+import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.spec.model.DurationText;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -157,7 +164,7 @@ public final class RunCommand implements Callable<Integer> {
                 return Main.EXIT_USAGE;
             }
             // With nodeUpdates.type none, the Agent itself puts a NodeUpdater that refuses every call in its place.
-            try (Agent agent = new Agent(config, client, backend.get().machines(), backend.get().nodes(), Clock.systemUTC(), r -> { })) {
+            try (Backend closing = backend.get(); Agent agent = new Agent(config, client, backend.get().machines(), backend.get().nodes(), Clock.systemUTC(), r -> { })) {
                 stop.install();
                 agent.start();
                 spec.commandLine().getOut().println("nightshift agent running; status on http://127.0.0.1:" + agent.httpPort() + "/status");
@@ -171,7 +178,16 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** What creates and deletes machines, and what updates nodes when node updates are the provider's own. */
-    private record Backend(MachineProvider machines, NodeUpdater nodes) {
+    private record Backend(MachineProvider machines, NodeUpdater nodes, Optional<KubernetesClient> ownClient) implements AutoCloseable {
+
+        Backend(MachineProvider machines, NodeUpdater nodes) {
+            this(machines, nodes, Optional.empty());
+        }
+
+        @Override
+        public void close() {
+            ownClient.ifPresent(KubernetesClient::close);
+        }
     }
 
     /**
@@ -192,11 +208,22 @@ public final class RunCommand implements Callable<Integer> {
                 return Optional.of(new Backend(simulated, simulated));
             }
             case AgentConfig.Provider.CLUSTER_API -> {
-                // LEAD: build the cluster-api machine provider (provider.capi) here from provider.clusterApi()
-                // (namespace; kubeconfigFile: a client of the management cluster, else `client`). It has no node
-                // updates of its own: nodeUpdates.type provider was refused above, so pass new NoNodeUpdates().
-                spec.commandLine().getErr().println("the cluster-api provider is not wired into run yet");
-                return Optional.empty();
+                AgentConfig.Provider.ClusterApi settings = provider.clusterApi();
+                KubernetesClient management = client;
+                if (settings.kubeconfigFile().isPresent()) {
+                    Path file = settings.kubeconfigFile().get();
+                    try {
+                        management = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(file))).build();
+                    } catch (IOException | RuntimeException e) {
+                        // The file is a secret: its name and what went wrong, never its content.
+                        spec.commandLine().getErr().println("provider.clusterApi.kubeconfigFile " + file + " cannot be read as a kubeconfig: "
+                                + e.getClass().getSimpleName());
+                        return Optional.empty();
+                    }
+                }
+                ClusterApiMachineProvider machines = new ClusterApiMachineProvider(management, new ClusterApiSettings(
+                        settings.namespace(), config.cluster().orElseThrow(), settings.infrastructure()), Clock.systemUTC());
+                return Optional.of(new Backend(machines, new NoNodeUpdates(), management == client ? Optional.empty() : Optional.of(management)));
             }
             default -> {
                 spec.commandLine().getErr().println("provider \"" + provider.type() + "\" is not wired into run");

@@ -120,10 +120,21 @@ public record AgentConfig(
          * @param kubeconfigFile a kubeconfig for the management cluster that holds the Cluster API
          *                       objects, when it is not the managed cluster; a secret: only its path
          *                       is ever shown or logged
+         * @param infrastructure where the pool's fields go in infrastructure template kinds beyond the
+         *                       built-in ones ({@code provider.clusterApi.infrastructure}), by kind
          */
-        public record ClusterApi(String namespace, Optional<Path> kubeconfigFile) {
+        public record ClusterApi(String namespace, Optional<Path> kubeconfigFile,
+                                 java.util.Map<String, dev.nightshift.agent.provider.capi.InfrastructureMapping> infrastructure) {
 
             public static final ClusterApi DEFAULT = new ClusterApi("default", Optional.empty());
+
+            public ClusterApi {
+                infrastructure = java.util.Map.copyOf(infrastructure);
+            }
+
+            public ClusterApi(String namespace, Optional<Path> kubeconfigFile) {
+                this(namespace, kubeconfigFile, java.util.Map.of());
+            }
         }
     }
 

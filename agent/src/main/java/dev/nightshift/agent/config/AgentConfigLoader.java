@@ -95,7 +95,7 @@ public final class AgentConfigLoader {
         r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation", "provider",
                 "nodeUpdates"));
         r.only(provider, "provider", Set.of("type", "clusterApi"));
-        r.only(clusterApi, "provider.clusterApi", Set.of("namespace", "kubeconfigFile"));
+        r.only(clusterApi, "provider.clusterApi", Set.of("namespace", "kubeconfigFile", "infrastructure"));
         // nodeUpdates.job (the Job's image, namespace…) comes with the job type, in a later release.
         r.only(nodeUpdates, "nodeUpdates", Set.of("type"));
         r.only(election, "leaderElection", Set.of("enabled", "leaseName", "leaseDuration"));
@@ -178,7 +178,8 @@ public final class AgentConfigLoader {
                     return false;
                 }).orElse(d.namespace()),
                 // A secret: its path only, never its content, goes anywhere.
-                r.string(clusterApi, "provider.clusterApi.kubeconfigFile").map(Path::of));
+                r.string(clusterApi, "provider.clusterApi.kubeconfigFile").map(Path::of),
+                infrastructure(r, r.section(clusterApi, "provider.clusterApi.infrastructure")));
         return r.string(provider, "provider.type").filter(type -> {
             if (AgentConfig.Provider.TYPES.contains(type)) {
                 return true;
@@ -193,6 +194,42 @@ public final class AgentConfigLoader {
             r.error(provider.get("clusterApi"), "provider.clusterApi", "is for provider type cluster-api, not " + type);
             return false;
         }).map(type -> new AgentConfig.Provider(type, capi));
+    }
+
+    /** The pointers a field of the pool may be written at in a template kind, each RFC 6901. */
+    private static final List<String> MAPPED_FIELDS = List.of("machineType", "volumeSize", "volumeType", "image");
+
+    /**
+     * {@code provider.clusterApi.infrastructure}: per template kind, where the pool's machine type,
+     * volume size and type and image go (JSON pointers into the template object), and whether the
+     * kind needs the catalog's {@code providerImage}.
+     */
+    private static Map<String, dev.nightshift.agent.provider.capi.InfrastructureMapping> infrastructure(Reader r,
+                                                                                                       Map<String, Node> kinds) {
+        Map<String, dev.nightshift.agent.provider.capi.InfrastructureMapping> mappings = new java.util.TreeMap<>();
+        for (String kind : kinds.keySet()) {
+            String at = "provider.clusterApi.infrastructure." + kind;
+            Map<String, Node> fields = r.section(kinds, at);
+            Map<String, Optional<String>> pointers = new java.util.HashMap<>();
+            for (String field : MAPPED_FIELDS) {
+                pointers.put(field, r.string(fields, at + "." + field).filter(p -> {
+                    if (p.startsWith("/")) {
+                        return true;
+                    }
+                    r.error(fields.get(field), at + "." + field, "must be a JSON pointer (RFC 6901) such as /spec/template/spec/"
+                            + field + ", got \"" + p + "\"");
+                    return false;
+                }));
+            }
+            boolean imageRequired = r.string(fields, at + ".imageRequired").map(v -> r.bool(fields.get("imageRequired"),
+                    at + ".imageRequired", v)).orElse(false);
+            Set<String> known = new java.util.HashSet<>(MAPPED_FIELDS);
+            known.add("imageRequired");
+            r.only(fields, at, known);
+            mappings.put(kind, new dev.nightshift.agent.provider.capi.InfrastructureMapping(kind, pointers.get("machineType"),
+                    pointers.get("volumeSize"), pointers.get("volumeType"), pointers.get("image"), imageRequired));
+        }
+        return mappings;
     }
 
     /**

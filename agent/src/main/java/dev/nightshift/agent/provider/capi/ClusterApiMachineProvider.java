@@ -347,6 +347,10 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             return Deletion.started("machine " + machineName + " is already being deleted");
         }
         boolean partnerLeaving = !replace && p.requests().partners().containsKey(name);
+        if (!partnerLeaving && annotation(machine, ClusterApi.DELETE_MACHINE_ANNOTATION) != null) {
+            // Its replicas were lowered for it: its MachineSet removes it; deleting it as well would be a second removal.
+            return Deletion.started("machine " + machineName + " of " + name + " is already leaving its MachineSet");
+        }
         if (!partnerLeaving) {
             if (replace) {
                 // The replacement Cluster API creates must be at the pool's desired template.

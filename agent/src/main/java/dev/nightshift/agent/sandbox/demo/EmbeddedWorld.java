@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.provider.NoNodeUpdates;
 import dev.nightshift.agent.provider.capi.ClusterApiMachineProvider;
 import dev.nightshift.agent.provider.capi.ClusterApiSettings;
 import dev.nightshift.agent.sandbox.capi.Behaviour;
@@ -221,10 +222,16 @@ public final class EmbeddedWorld implements AutoCloseable {
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
                 Optional.of(""), Optional.of(POLL), Optional.of(cluster), Optional.of(httpPort),
                 Optional.of(dir.resolve("cache")), Optional.of(false)));
-        Agent starting = machines == Machines.CLUSTER_API
-                ? new Agent(config, kube.client(), new ClusterApiMachineProvider(kube.client(),
-                        new ClusterApiSettings(CLUSTER_API_NAMESPACE, cluster, Map.of()), clock), NodeUpdates.NONE, clock, reports)
-                : new Agent(config, kube.client(), cloud, clock, reports);
+        Agent starting;
+        if (machines == Machines.CLUSTER_API) {
+            // Cluster API has no node updates of its own: in-place and kubelet-only changes are reported, not executed.
+            starting = new Agent(config.with(new AgentConfig.Provider(AgentConfig.Provider.CLUSTER_API, AgentConfig.Provider.ClusterApi.DEFAULT))
+                    .with(new AgentConfig.NodeUpdates(Optional.of(AgentConfig.NodeUpdates.NONE))), kube.client(),
+                    new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(CLUSTER_API_NAMESPACE, cluster, Map.of()), clock),
+                    new NoNodeUpdates(), clock, reports);
+        } else {
+            starting = new Agent(config, kube.client(), cloud, clock, reports);
+        }
         try {
             starting.start();
         } catch (Exception e) {

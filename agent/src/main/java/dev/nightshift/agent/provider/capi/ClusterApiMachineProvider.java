@@ -234,8 +234,12 @@ public final class ClusterApiMachineProvider implements MachineProvider {
         List<GenericKubernetesResource> mdMachines = machinesOf(md);
         SurgeRequests requests = SurgeRequests.read(annotation(md, SurgeRequests.ANNOTATION));
         int replicas = JSON.valueToTree(md).at("/spec/replicas").asInt(0);
-        int desired = Optional.ofNullable(annotation(md, SurgeRequests.DESIRED_REPLICAS)).map(Integer::parseInt)
-                .orElse(replicas - requests.size());
+        // Nightshift writes replicas and requests together: with no request in flight, replicas is the
+        // pool's size, even when someone scaled the MachineDeployment since the last surge. The recorded
+        // size is read only while surge is in flight; reading it then would shrink a resized pool undrained.
+        int desired = requests.size() == 0 ? replicas
+                : Optional.ofNullable(annotation(md, SurgeRequests.DESIRED_REPLICAS)).map(Integer::parseInt)
+                        .orElse(replicas - requests.size());
         return new Pool(md, mdSets, mdMachines, requests, desired, pairing(mdSets, mdMachines, requests, desired));
     }
 

@@ -323,13 +323,19 @@ public final class ClusterApiMachineProvider implements MachineProvider {
         Pool p = pool(md);
         SurgeRequests requests = p.requests().with(surgeFor, clock.instant());
         ObjectNode patch = templatePatch(md, target);
+        int replicas = p.desiredReplicas() + requests.size();
+        if (patch.isEmpty() && requests.equals(p.requests()) && Integer.toString(p.desiredReplicas()).equals(
+                annotation(md, SurgeRequests.DESIRED_REPLICAS)) && JSON.valueToTree(md).at("/spec/replicas").asInt(-1) == replicas) {
+            // Asked already: a write would change nothing but the resourceVersion other writers go by.
+            return;
+        }
         ObjectNode annotations = ((ObjectNode) patch.with("metadata")).putObject("annotations");
         annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas()));
         annotations.put(SurgeRequests.ANNOTATION, requests.write());
-        ((ObjectNode) patch.with("spec")).put("replicas", p.desiredReplicas() + requests.size());
+        ((ObjectNode) patch.with("spec")).put("replicas", replicas);
         patchDeployment(md, patch);
         LOG.info("MachineDeployment {}: replicas {} (desired {} + {} surge), a machine to stand in for {}", md.getMetadata().getName(),
-                p.desiredReplicas() + requests.size(), p.desiredReplicas(), requests.size(), surgeFor);
+                replicas, p.desiredReplicas(), requests.size(), surgeFor);
     }
 
     @Override

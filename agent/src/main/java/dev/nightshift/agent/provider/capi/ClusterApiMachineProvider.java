@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -202,13 +201,11 @@ public final class ClusterApiMachineProvider implements MachineProvider {
 
     // ---- what the pool has ----------------------------------------------------------------------
 
-    /** The MachineDeployment's MachineSets, oldest first: the order in which Cluster API shrinks them. */
-    private List<GenericKubernetesResource> setsOf(GenericKubernetesResource md) {
+    /** The MachineDeployment's MachineSets, in the order in which Cluster API shrinks them. */
+    private MachineSets setsOf(GenericKubernetesResource md) {
         String name = md.getMetadata().getName();
-        return sets.getStore().list().stream().filter(ms -> name.equals(label(ms, ClusterApi.DEPLOYMENT_NAME_LABEL)))
-                .sorted(Comparator.comparing((GenericKubernetesResource ms) -> ms.getMetadata().getCreationTimestamp())
-                        .thenComparing(ms -> ms.getMetadata().getName()))
-                .toList();
+        return MachineSets.of(md, sets.getStore().list().stream().filter(ms -> name.equals(label(ms, ClusterApi.DEPLOYMENT_NAME_LABEL)))
+                .toList());
     }
 
     private List<GenericKubernetesResource> machinesOf(GenericKubernetesResource md) {
@@ -220,7 +217,7 @@ public final class ClusterApiMachineProvider implements MachineProvider {
     }
 
     /** The pool's machines as Cluster API has them, with the surge pairing worked out, and placeholders for surge asked and not created. */
-    private record Pool(GenericKubernetesResource md, List<GenericKubernetesResource> sets, List<GenericKubernetesResource> machines,
+    private record Pool(GenericKubernetesResource md, MachineSets sets, List<GenericKubernetesResource> machines,
                         SurgeRequests requests, int desiredReplicas, Map<String, String> pairing) {
 
         Optional<GenericKubernetesResource> machineOf(String nodeOrMachine) {
@@ -230,7 +227,7 @@ public final class ClusterApiMachineProvider implements MachineProvider {
     }
 
     private Pool pool(GenericKubernetesResource md) {
-        List<GenericKubernetesResource> mdSets = setsOf(md);
+        MachineSets mdSets = setsOf(md);
         List<GenericKubernetesResource> mdMachines = machinesOf(md);
         SurgeRequests requests = SurgeRequests.read(annotation(md, SurgeRequests.ANNOTATION));
         int replicas = JSON.valueToTree(md).at("/spec/replicas").asInt(0);
@@ -245,11 +242,12 @@ public final class ClusterApiMachineProvider implements MachineProvider {
 
     /**
      * Which Machine stands in for which old node: those annotated {@code surge-for}, then, for
-     * requests not answered yet, the oldest unannotated Machines of the newest MachineSet created
-     * after the request, as many as the pool has machines beyond its desired size. Worked out the
-     * same way by every agent, so a restarted one pairs as its predecessor did.
+     * requests not answered yet, the oldest unannotated Machines of the current MachineSet (the
+     * one new Machines go to) created after the request, as many as the pool has machines beyond
+     * its desired size. Worked out the same way by every agent, so a restarted one pairs as its
+     * predecessor did.
      */
-    private static Map<String, String> pairing(List<GenericKubernetesResource> sets, List<GenericKubernetesResource> machines,
+    private static Map<String, String> pairing(MachineSets sets, List<GenericKubernetesResource> machines,
                                                SurgeRequests requests, int desired) {
         Map<String, String> byMachine = new LinkedHashMap<>();
         List<GenericKubernetesResource> alive = machines.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
@@ -260,7 +258,7 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             }
         }
         int unaccounted = alive.size() - desired - byMachine.size();
-        String newest = sets.isEmpty() ? null : sets.get(sets.size() - 1).getMetadata().getName();
+        String current = sets.current().orElse(null);
         List<Map.Entry<String, Instant>> waiting = requests.partners().entrySet().stream()
                 .filter(r -> !byMachine.containsValue(r.getKey()))
                 .sorted(Map.Entry.<String, Instant>comparingByValue().thenComparing(Map.Entry.comparingByKey())).toList();
@@ -270,7 +268,7 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             }
             Optional<GenericKubernetesResource> candidate = alive.stream()
                     .filter(m -> !byMachine.containsKey(m.getMetadata().getName()) && annotation(m, NodeMarks.SURGE_FOR) == null)
-                    .filter(m -> Objects.equals(newest, label(m, ClusterApi.SET_NAME_LABEL)))
+                    .filter(m -> Objects.equals(current, label(m, ClusterApi.SET_NAME_LABEL)))
                     .filter(m -> !created(m).isBefore(request.getValue().minusSeconds(1)))
                     .findFirst();
             if (candidate.isEmpty()) {
@@ -288,10 +286,6 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             return List.of();
         }
         Pool p = pool(f.md());
-        Map<String, Integer> rank = new HashMap<>();
-        for (int i = 0; i < p.sets().size(); i++) {
-            rank.put(p.sets().get(i).getMetadata().getName(), i);
-        }
         List<Machine> result = new ArrayList<>();
         for (GenericKubernetesResource m : p.machines()) {
             Map<String, String> a = annotations(m);
@@ -299,14 +293,14 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             result.add(new Machine(m.getMetadata().getName(), pool, created(m), NodeMarks.rollHash(a).orElse(null),
                     NodeMarks.kubeletHash(a).orElse(null), Optional.ofNullable(p.pairing().get(m.getMetadata().getName())),
                     node.isPresent(), node, m.getMetadata().getDeletionTimestamp() != null, healthCheckFailed(m),
-                    rank.getOrDefault(label(m, ClusterApi.SET_NAME_LABEL), p.sets().size())));
+                    p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL))));
         }
         // Asked for and not created yet: they count as surge in flight, so the planner does not ask again.
         Set<String> answered = new HashSet<>(p.pairing().values());
         p.requests().partners().forEach((partner, at) -> {
             if (!answered.contains(partner)) {
                 result.add(new Machine(f.md().getMetadata().getName() + REQUESTED + partner, pool, at, null, null,
-                        Optional.of(partner), false, Optional.empty(), false, false, p.sets().size()));
+                        Optional.of(partner), false, Optional.empty(), false, false, p.sets().inRemovalOrder().size()));
             }
         });
         return result;
@@ -371,11 +365,10 @@ public final class ClusterApiMachineProvider implements MachineProvider {
                     + (replace ? "; Cluster API creates its replacement" : ""));
         }
         String set = label(machine, ClusterApi.SET_NAME_LABEL);
-        Optional<GenericKubernetesResource> shrinksFirst = p.sets().stream()
-                .filter(ms -> JSON.valueToTree(ms).at("/spec/replicas").asInt(0) > 0).findFirst();
+        Optional<GenericKubernetesResource> shrinksFirst = p.sets().shrinksFirst();
         if (shrinksFirst.isEmpty() || !shrinksFirst.get().getMetadata().getName().equals(set)) {
             return Deletion.deferred("machine " + machineName + " is in MachineSet " + set + ", and Cluster API removes machines of "
-                    + shrinksFirst.map(ms -> ms.getMetadata().getName()).orElse("the oldest MachineSet") + " first");
+                    + shrinksFirst.map(ms -> ms.getMetadata().getName()).orElse("the oldest old MachineSet") + " first");
         }
         // Marked first: once replicas are lowered, the MachineSet removes the marked machine, and nothing undrained.
         annotateMachine(machineName, Map.of(ClusterApi.DELETE_MACHINE_ANNOTATION, "true",
@@ -421,7 +414,7 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             inUse.add(r);
             kinds.add(r.named(""));
         });
-        for (GenericKubernetesResource ms : p.sets()) {
+        for (GenericKubernetesResource ms : p.sets().inRemovalOrder()) {
             JsonNode o = JSON.valueToTree(ms);
             boolean used = o.at("/spec/replicas").asInt(0) > 0 || p.machines().stream()
                     .anyMatch(m -> ms.getMetadata().getName().equals(label(m, ClusterApi.SET_NAME_LABEL)));

@@ -35,6 +35,8 @@ final class ClusterApiFixtures {
     static final String AWS_TEMPLATES_PATH = "/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/default/awsmachinetemplates";
     static final String KUBEADM_TEMPLATES_PATH = "/apis/bootstrap.cluster.x-k8s.io/v1beta2/namespaces/default/kubeadmconfigtemplates";
     static final String CAPI_FINALIZER = "machine.cluster.x-k8s.io";
+    /** An AWSMachineTemplate a previous roll made ({@link #pointedAtCurrent()}). */
+    static final String CURRENT_TEMPLATE = "web-md-0123456789";
 
     /** Kubernetes 1.31.5, an AMI for the image version, kubelet reservations, an 80Gi gp3 volume and an infrastructureTemplate override. */
     static final String SPEC = """
@@ -127,17 +129,20 @@ final class ClusterApiFixtures {
                 """, mergePatch);
     }
 
-    private void createMerged(ResourceDefinitionContext context, String yaml, String mergePatch) {
-        JsonNode merged = MergePatches.merge(yaml(yaml), yaml(mergePatch.isBlank() ? "{}" : mergePatch));
+    private void createMerged(ResourceDefinitionContext context, String yaml, String... mergePatches) {
+        JsonNode merged = yaml(yaml);
+        for (String patch : mergePatches) {
+            merged = MergePatches.merge(merged, yaml(patch.isBlank() ? "{}" : patch));
+        }
         client.genericKubernetesResources(context).inNamespace(NS)
                 .resource(JSON.convertValue(merged, GenericKubernetesResource.class)).create();
     }
 
     /**
      * The pool's MachineDeployment: OnDelete, 3 replicas, at Kubernetes v1.31.4, pointing at the user's
-     * templates {@value #MD}, with {@code mergePatch} (YAML, RFC 7386) applied to it.
+     * templates {@value #MD}, with {@code mergePatches} (YAML, RFC 7386) applied to it in turn.
      */
-    void machineDeployment(String name, String mergePatch) {
+    void machineDeploymentNamed(String name, String... mergePatches) {
         String base = """
                 apiVersion: cluster.x-k8s.io/v1beta2
                 kind: MachineDeployment
@@ -158,11 +163,11 @@ final class ClusterApiFixtures {
                       bootstrap: {configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfigTemplate, name: web-md}}
                       infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: AWSMachineTemplate, name: web-md}
                 """.formatted(name);
-        createMerged(ClusterApiResources.MACHINE_DEPLOYMENTS, base, mergePatch);
+        createMerged(ClusterApiResources.MACHINE_DEPLOYMENTS, base, mergePatches);
     }
 
-    void machineDeployment(String mergePatch) {
-        machineDeployment(MD, mergePatch);
+    void machineDeployment(String... mergePatches) {
+        machineDeploymentNamed(MD, mergePatches);
     }
 
     /** The user's templates the MachineDeployment starts from (no Nightshift label). */
@@ -195,6 +200,12 @@ final class ClusterApiFixtures {
                 """);
     }
 
+    /** Nightshift's clone {@value #CURRENT_TEMPLATE} exists; the merge patch points a MachineDeployment at it. */
+    String pointedAtCurrent() {
+        template(ClusterApiResources.AWS_MACHINE_TEMPLATES, CURRENT_TEMPLATE, MD);
+        return "spec: {template: {spec: {infrastructureRef: {name: " + CURRENT_TEMPLATE + "}}}}";
+    }
+
     /** A template of {@code context}'s kind named {@code name}; {@code ofMd} labels it as Nightshift's clone for that MachineDeployment. */
     void template(ResourceDefinitionContext context, String name, String ofMd) {
         create(context, """
@@ -209,7 +220,11 @@ final class ClusterApiFixtures {
                 ofMd == null ? "{}" : "{nightshift.dev/template-of: " + ofMd + "}"));
     }
 
-    /** A MachineSet of {@value #MD} with {@code replicas}, its template pointing at AWSMachineTemplate {@code infrastructure}. */
+    /**
+     * A MachineSet of {@value #MD} with {@code replicas}, its template at v1.31.4 pointing at
+     * AWSMachineTemplate {@code infrastructure}: the MachineDeployment's current one when that is
+     * where the MachineDeployment points.
+     */
     void machineSet(String name, int replicas, String infrastructure) {
         create(ClusterApiResources.MACHINE_SETS, """
                 apiVersion: cluster.x-k8s.io/v1beta2
@@ -225,6 +240,7 @@ final class ClusterApiFixtures {
                   template:
                     spec:
                       clusterName: c
+                      version: v1.31.4
                       bootstrap: {configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfigTemplate, name: web-md}}
                       infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: AWSMachineTemplate, name: %3$s}
                 """.formatted(name, replicas, infrastructure));

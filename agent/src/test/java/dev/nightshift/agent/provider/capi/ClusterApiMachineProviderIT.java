@@ -3,6 +3,7 @@ package dev.nightshift.agent.provider.capi;
 import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.AMI;
 import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.AWS_TEMPLATES_PATH;
 import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.CLUSTER;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.CURRENT_TEMPLATE;
 import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.DEFAULT_OVERRIDE;
 import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.KUBEADM_TEMPLATES_PATH;
 import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.MACHINES_PATH;
@@ -120,7 +121,7 @@ class ClusterApiMachineProviderIT {
                 arguments("two MachineDeployments are labelled for the pool", (Consumer<ClusterApiFixtures>) f -> {
                     f.cluster("");
                     f.machineDeployment("");
-                    f.machineDeployment("web-md-b", "");
+                    f.machineDeploymentNamed("web-md-b", "");
                 }, "label exactly one"),
                 arguments("RollingUpdate", md("spec: {rollout: {strategy: {type: RollingUpdate}}}"), "set it to OnDelete"),
                 arguments("no strategy, which Cluster API defaults to RollingUpdate", md("spec: {rollout: null}"), "set it to OnDelete"),
@@ -395,18 +396,20 @@ class ClusterApiMachineProviderIT {
     // ---- 4. which Machine goes ------------------------------------------------------------------
 
     /**
-     * MachineSet {@link #OLD_SET} (3 replicas: node-a, node-b, node-c) and, created a second later,
-     * {@link #NEW_SET} (1 replica: node-d, a surge machine created after the requests); the
-     * MachineDeployment asked for surge for {@code partners} a minute ago.
+     * MachineSet {@link #OLD_SET} (3 replicas: node-a, node-b, node-c, at the user's template) and,
+     * created a second later, {@link #NEW_SET} (1 replica: node-d, a surge machine created after the
+     * requests, at {@code newTemplate}); the MachineDeployment, pointed at {@code mdTemplate}, asked
+     * for surge for {@code partners} a minute ago.
      */
-    private void twoMachineSets(String... partners) {
+    private void twoMachineSetsAt(String mdTemplate, String newTemplate, String... partners) {
         Map<String, Instant> requests = new LinkedHashMap<>();
         for (String p : partners) {
             requests.put(p, now.minus(Duration.ofMinutes(1)));
         }
         capi.cluster("");
         capi.userTemplates();
-        capi.machineDeployment(surge(3, requests));
+        capi.pointedAtCurrent();
+        capi.machineDeployment(surge(3, requests), "spec: {template: {spec: {infrastructureRef: {name: " + mdTemplate + "}}}}");
         capi.machineSet(OLD_SET, 3, MD);
         capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a");
         capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
@@ -414,8 +417,13 @@ class ClusterApiMachineProviderIT {
         Instant old = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         // Creation timestamps have whole seconds: the new MachineSet must be a second younger.
         await().pollInterval(Duration.ofMillis(20)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(old));
-        capi.machineSet(NEW_SET, 1, MD);
+        capi.machineSet(NEW_SET, 1, newTemplate);
         capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d");
+    }
+
+    /** As Cluster API leaves a roll under way: the MachineDeployment and the younger MachineSet at the new template. */
+    private void twoMachineSets(String... partners) {
+        twoMachineSetsAt(CURRENT_TEMPLATE, CURRENT_TEMPLATE, partners);
     }
 
     private Machine machine(MachineProvider provider, String name) {
@@ -476,6 +484,30 @@ class ClusterApiMachineProviderIT {
     }
 
     @Test
+    void afterARollBackTheCurrentMachineSetIsOlderAndShrinksOnlyAfterTheOldOne() throws Exception {
+        // The pool went back to the user's template: OLD_SET is current again, the younger NEW_SET is old.
+        twoMachineSetsAt(MD, CURRENT_TEMPLATE, "node-a", "node-d");
+        MachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+
+        assertThat(provider.machines(POOL)).filteredOn(m -> m.node().isPresent())
+                .extracting(Machine::name, Machine::removalOrder).containsExactlyInAnyOrder(
+                        tuple(OLD_SET + "-aaaaa", 1), tuple(OLD_SET + "-bbbbb", 1), tuple(OLD_SET + "-ccccc", 1),
+                        tuple(NEW_SET + "-ddddd", 0));
+        MachineProvider.Deletion current = provider.delete(desired, "node-a", false);
+        assertThat(current.started()).isFalse();
+        assertThat(capi.capiWrites()).as("lowering replicas now would take a machine of " + NEW_SET).isEmpty();
+
+        MachineProvider.Deletion old = provider.delete(desired, "node-d", false);
+
+        assertThat(old.started()).isTrue();
+        assertThat(capi.capiWrites()).extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
+                tuple("PATCH", MACHINES_PATH + NEW_SET + "-ddddd"),
+                tuple("PATCH", MD_PATH));
+        assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at("/spec/replicas").asInt()).isEqualTo(4);
+    }
+
+    @Test
     void replacingWithoutSurgePointsTheMachineDeploymentFirstThenExcludesDrainingAndDeletesTheMachine() throws Exception {
         twoMachineSets("node-a");
         MachineProvider provider = provider();
@@ -509,11 +541,11 @@ class ClusterApiMachineProviderIT {
         Map<String, Instant> requests = new LinkedHashMap<>();
         requests.put("node-a", now.minus(Duration.ofMinutes(1)));
         requests.put("node-b", now.minus(Duration.ofMinutes(2)));
-        capi.machineDeployment(surge(3, requests));
+        capi.machineDeployment(surge(3, requests), capi.pointedAtCurrent());
         capi.machineSet(OLD_SET, 2, MD);
         capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a");
         capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
-        capi.machineSet(NEW_SET, 2, MD);
+        capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
         // node-c's replacement and one surge machine: 4 machines for 3 desired, so one is surge.
         capi.machine(NEW_SET + "-eeeee", NEW_SET, null);
         capi.machine(NEW_SET + "-fffff", NEW_SET, null);
@@ -545,12 +577,12 @@ class ClusterApiMachineProviderIT {
     void aMachineCreatedBeforeTheRequestIsNotItsSurge() throws Exception {
         capi.cluster("");
         capi.userTemplates();
-        capi.machineDeployment(surge(3, Map.of("node-a", now.plus(Duration.ofHours(1)))));
+        capi.machineDeployment(surge(3, Map.of("node-a", now.plus(Duration.ofHours(1)))), capi.pointedAtCurrent());
         capi.machineSet(OLD_SET, 3, MD);
         capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a");
         capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
         capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
-        capi.machineSet(NEW_SET, 1, MD);
+        capi.machineSet(NEW_SET, 1, CURRENT_TEMPLATE);
         capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d");
         MachineProvider provider = provider();
 

@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,6 +106,11 @@ public final class ClusterApiMachineProvider implements MachineProvider {
         for (SharedIndexInformer<GenericKubernetesResource> i : List.of(clusters, deployments, sets, machines)) {
             i.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /** Every watch is up: the caches follow the Cluster API objects. */
+    public boolean watching() {
+        return Stream.of(clusters, deployments, sets, machines).allMatch(i -> i != null && i.isWatching());
     }
 
     private SharedIndexInformer<GenericKubernetesResource> informer(ResourceDefinitionContext context,

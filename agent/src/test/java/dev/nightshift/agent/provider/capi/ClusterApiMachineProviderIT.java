@@ -97,6 +97,8 @@ class ClusterApiMachineProviderIT {
         ClusterApiMachineProvider p = new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(NS, CLUSTER, Map.of()), clock);
         closing.add(p);
         p.start(() -> { });
+        // Closed while a watch is still being opened, the API server's shutdown waits for a WebSocket nobody answers.
+        await().until(p::watching);
         kube.clearRequests();
         return p;
     }
@@ -656,6 +658,7 @@ class ClusterApiMachineProviderIT {
         StepExecutor executor = new StepExecutor(kube.client(), evictor, observer, provider, new NoNodeUpdates(), pool -> desired,
                 clock, new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
         observer.start();
+        await().until(() -> observer.watching() && provider.watching());
         kube.clearRequests();
 
         executor.settle(POOL, observer.unmarked(POOL));

@@ -263,7 +263,11 @@ public final class ClusterApiMachineProvider implements MachineProvider {
                 byMachine.put(m.getMetadata().getName(), partner);
             }
         }
-        int unaccounted = alive.size() - desired - byMachine.size();
+        // A Machine being deleted holds its replica until it is gone (its replacement comes only then),
+        // unless Nightshift lowered replicas to remove it (delete-machine): those are beyond the count.
+        long holdingReplicas = machines.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null
+                || annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) == null).count();
+        long unaccounted = holdingReplicas - desired - byMachine.size();
         String current = sets.current().orElse(null);
         List<Map.Entry<String, Instant>> waiting = requests.partners().entrySet().stream()
                 .filter(r -> !byMachine.containsValue(r.getKey()))

@@ -565,13 +565,13 @@ class ClusterApiMachineProviderIT {
                 .containsExactly(tuple("PATCH", MACHINES_PATH + NEW_SET + "-eeeee"));
         assertThat(capi.get(ClusterApiResources.MACHINES, NEW_SET + "-eeeee").getMetadata().getAnnotations())
                 .containsEntry(NodeMarks.SURGE_FOR, "node-b");
-        await().untilAsserted(() -> assertThat(annotation(provider, NEW_SET + "-eeeee")).isEqualTo("node-b"));
+        await().untilAsserted(() -> assertThat(surgeFor(provider, NEW_SET + "-eeeee")).isEqualTo("node-b"));
         kube.clearRequests();
         provider.settle(POOL);
         assertThat(capi.capiWrites()).as("settled already").isEmpty();
     }
 
-    private String annotation(MachineProvider provider, String machine) {
+    private String surgeFor(MachineProvider provider, String machine) {
         return machine(provider, machine).surgeFor().orElse(null);
     }
 

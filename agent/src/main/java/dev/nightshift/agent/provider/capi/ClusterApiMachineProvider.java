@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +12,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,6 +106,11 @@ public final class ClusterApiMachineProvider implements MachineProvider {
         for (SharedIndexInformer<GenericKubernetesResource> i : List.of(clusters, deployments, sets, machines)) {
             i.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /** Every watch is up: the caches follow the Cluster API objects. */
+    public boolean watching() {
+        return Stream.of(clusters, deployments, sets, machines).allMatch(i -> i != null && i.isWatching());
     }
 
     private SharedIndexInformer<GenericKubernetesResource> informer(ResourceDefinitionContext context,
@@ -202,13 +207,11 @@ public final class ClusterApiMachineProvider implements MachineProvider {
 
     // ---- what the pool has ----------------------------------------------------------------------
 
-    /** The MachineDeployment's MachineSets, oldest first: the order in which Cluster API shrinks them. */
-    private List<GenericKubernetesResource> setsOf(GenericKubernetesResource md) {
+    /** The MachineDeployment's MachineSets, in the order in which Cluster API shrinks them. */
+    private MachineSets setsOf(GenericKubernetesResource md) {
         String name = md.getMetadata().getName();
-        return sets.getStore().list().stream().filter(ms -> name.equals(label(ms, ClusterApi.DEPLOYMENT_NAME_LABEL)))
-                .sorted(Comparator.comparing((GenericKubernetesResource ms) -> ms.getMetadata().getCreationTimestamp())
-                        .thenComparing(ms -> ms.getMetadata().getName()))
-                .toList();
+        return MachineSets.of(md, sets.getStore().list().stream().filter(ms -> name.equals(label(ms, ClusterApi.DEPLOYMENT_NAME_LABEL)))
+                .toList());
     }
 
     private List<GenericKubernetesResource> machinesOf(GenericKubernetesResource md) {
@@ -220,7 +223,7 @@ public final class ClusterApiMachineProvider implements MachineProvider {
     }
 
     /** The pool's machines as Cluster API has them, with the surge pairing worked out, and placeholders for surge asked and not created. */
-    private record Pool(GenericKubernetesResource md, List<GenericKubernetesResource> sets, List<GenericKubernetesResource> machines,
+    private record Pool(GenericKubernetesResource md, MachineSets sets, List<GenericKubernetesResource> machines,
                         SurgeRequests requests, int desiredReplicas, Map<String, String> pairing) {
 
         Optional<GenericKubernetesResource> machineOf(String nodeOrMachine) {
@@ -230,22 +233,27 @@ public final class ClusterApiMachineProvider implements MachineProvider {
     }
 
     private Pool pool(GenericKubernetesResource md) {
-        List<GenericKubernetesResource> mdSets = setsOf(md);
+        MachineSets mdSets = setsOf(md);
         List<GenericKubernetesResource> mdMachines = machinesOf(md);
         SurgeRequests requests = SurgeRequests.read(annotation(md, SurgeRequests.ANNOTATION));
         int replicas = JSON.valueToTree(md).at("/spec/replicas").asInt(0);
-        int desired = Optional.ofNullable(annotation(md, SurgeRequests.DESIRED_REPLICAS)).map(Integer::parseInt)
-                .orElse(replicas - requests.size());
+        // Nightshift writes replicas and requests together: with no request in flight, replicas is the
+        // pool's size, even when someone scaled the MachineDeployment since the last surge. The recorded
+        // size is read only while surge is in flight; reading it then would shrink a resized pool undrained.
+        int desired = requests.size() == 0 ? replicas
+                : Optional.ofNullable(annotation(md, SurgeRequests.DESIRED_REPLICAS)).map(Integer::parseInt)
+                        .orElse(replicas - requests.size());
         return new Pool(md, mdSets, mdMachines, requests, desired, pairing(mdSets, mdMachines, requests, desired));
     }
 
     /**
      * Which Machine stands in for which old node: those annotated {@code surge-for}, then, for
-     * requests not answered yet, the oldest unannotated Machines of the newest MachineSet created
-     * after the request, as many as the pool has machines beyond its desired size. Worked out the
-     * same way by every agent, so a restarted one pairs as its predecessor did.
+     * requests not answered yet, the oldest unannotated Machines of the current MachineSet (the
+     * one new Machines go to) created after the request, as many as the pool has machines beyond
+     * its desired size. Worked out the same way by every agent, so a restarted one pairs as its
+     * predecessor did.
      */
-    private static Map<String, String> pairing(List<GenericKubernetesResource> sets, List<GenericKubernetesResource> machines,
+    private static Map<String, String> pairing(MachineSets sets, List<GenericKubernetesResource> machines,
                                                SurgeRequests requests, int desired) {
         Map<String, String> byMachine = new LinkedHashMap<>();
         List<GenericKubernetesResource> alive = machines.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
@@ -255,8 +263,12 @@ public final class ClusterApiMachineProvider implements MachineProvider {
                 byMachine.put(m.getMetadata().getName(), partner);
             }
         }
-        int unaccounted = alive.size() - desired - byMachine.size();
-        String newest = sets.isEmpty() ? null : sets.get(sets.size() - 1).getMetadata().getName();
+        // A Machine being deleted holds its replica until it is gone (its replacement comes only then),
+        // unless Nightshift lowered replicas to remove it (delete-machine): those are beyond the count.
+        long holdingReplicas = machines.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null
+                || annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) == null).count();
+        long unaccounted = holdingReplicas - desired - byMachine.size();
+        String current = sets.current().orElse(null);
         List<Map.Entry<String, Instant>> waiting = requests.partners().entrySet().stream()
                 .filter(r -> !byMachine.containsValue(r.getKey()))
                 .sorted(Map.Entry.<String, Instant>comparingByValue().thenComparing(Map.Entry.comparingByKey())).toList();
@@ -266,7 +278,7 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             }
             Optional<GenericKubernetesResource> candidate = alive.stream()
                     .filter(m -> !byMachine.containsKey(m.getMetadata().getName()) && annotation(m, NodeMarks.SURGE_FOR) == null)
-                    .filter(m -> Objects.equals(newest, label(m, ClusterApi.SET_NAME_LABEL)))
+                    .filter(m -> Objects.equals(current, label(m, ClusterApi.SET_NAME_LABEL)))
                     .filter(m -> !created(m).isBefore(request.getValue().minusSeconds(1)))
                     .findFirst();
             if (candidate.isEmpty()) {
@@ -284,10 +296,6 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             return List.of();
         }
         Pool p = pool(f.md());
-        Map<String, Integer> rank = new HashMap<>();
-        for (int i = 0; i < p.sets().size(); i++) {
-            rank.put(p.sets().get(i).getMetadata().getName(), i);
-        }
         List<Machine> result = new ArrayList<>();
         for (GenericKubernetesResource m : p.machines()) {
             Map<String, String> a = annotations(m);
@@ -295,14 +303,14 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             result.add(new Machine(m.getMetadata().getName(), pool, created(m), NodeMarks.rollHash(a).orElse(null),
                     NodeMarks.kubeletHash(a).orElse(null), Optional.ofNullable(p.pairing().get(m.getMetadata().getName())),
                     node.isPresent(), node, m.getMetadata().getDeletionTimestamp() != null, healthCheckFailed(m),
-                    rank.getOrDefault(label(m, ClusterApi.SET_NAME_LABEL), p.sets().size())));
+                    p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL))));
         }
         // Asked for and not created yet: they count as surge in flight, so the planner does not ask again.
         Set<String> answered = new HashSet<>(p.pairing().values());
         p.requests().partners().forEach((partner, at) -> {
             if (!answered.contains(partner)) {
                 result.add(new Machine(f.md().getMetadata().getName() + REQUESTED + partner, pool, at, null, null,
-                        Optional.of(partner), false, Optional.empty(), false, false, p.sets().size()));
+                        Optional.of(partner), false, Optional.empty(), false, false, p.sets().inRemovalOrder().size()));
             }
         });
         return result;
@@ -319,13 +327,19 @@ public final class ClusterApiMachineProvider implements MachineProvider {
         Pool p = pool(md);
         SurgeRequests requests = p.requests().with(surgeFor, clock.instant());
         ObjectNode patch = templatePatch(md, target);
+        int replicas = p.desiredReplicas() + requests.size();
+        if (patch.isEmpty() && requests.equals(p.requests()) && Integer.toString(p.desiredReplicas()).equals(
+                annotation(md, SurgeRequests.DESIRED_REPLICAS)) && JSON.valueToTree(md).at("/spec/replicas").asInt(-1) == replicas) {
+            // Asked already: a write would change nothing but the resourceVersion other writers go by.
+            return;
+        }
         ObjectNode annotations = ((ObjectNode) patch.with("metadata")).putObject("annotations");
         annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas()));
         annotations.put(SurgeRequests.ANNOTATION, requests.write());
-        ((ObjectNode) patch.with("spec")).put("replicas", p.desiredReplicas() + requests.size());
+        ((ObjectNode) patch.with("spec")).put("replicas", replicas);
         patchDeployment(md, patch);
         LOG.info("MachineDeployment {}: replicas {} (desired {} + {} surge), a machine to stand in for {}", md.getMetadata().getName(),
-                p.desiredReplicas() + requests.size(), p.desiredReplicas(), requests.size(), surgeFor);
+                replicas, p.desiredReplicas(), requests.size(), surgeFor);
     }
 
     @Override
@@ -365,11 +379,10 @@ public final class ClusterApiMachineProvider implements MachineProvider {
                     + (replace ? "; Cluster API creates its replacement" : ""));
         }
         String set = label(machine, ClusterApi.SET_NAME_LABEL);
-        Optional<GenericKubernetesResource> shrinksFirst = p.sets().stream()
-                .filter(ms -> JSON.valueToTree(ms).at("/spec/replicas").asInt(0) > 0).findFirst();
+        Optional<GenericKubernetesResource> shrinksFirst = p.sets().shrinksFirst();
         if (shrinksFirst.isEmpty() || !shrinksFirst.get().getMetadata().getName().equals(set)) {
             return Deletion.deferred("machine " + machineName + " is in MachineSet " + set + ", and Cluster API removes machines of "
-                    + shrinksFirst.map(ms -> ms.getMetadata().getName()).orElse("the oldest MachineSet") + " first");
+                    + shrinksFirst.map(ms -> ms.getMetadata().getName()).orElse("the oldest old MachineSet") + " first");
         }
         // Marked first: once replicas are lowered, the MachineSet removes the marked machine, and nothing undrained.
         annotateMachine(machineName, Map.of(ClusterApi.DELETE_MACHINE_ANNOTATION, "true",
@@ -415,7 +428,7 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             inUse.add(r);
             kinds.add(r.named(""));
         });
-        for (GenericKubernetesResource ms : p.sets()) {
+        for (GenericKubernetesResource ms : p.sets().inRemovalOrder()) {
             JsonNode o = JSON.valueToTree(ms);
             boolean used = o.at("/spec/replicas").asInt(0) > 0 || p.machines().stream()
                     .anyMatch(m -> ms.getMetadata().getName().equals(label(m, ClusterApi.SET_NAME_LABEL)));

@@ -1,0 +1,96 @@
+package dev.nightshift.agent.provider.capi;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+
+/**
+ * A MachineDeployment's MachineSets as its controller orders them for an OnDelete rollout
+ * ({@code mdutil/util.go} {@code FindNewAndOldMachineSets}, {@code machinedeployment_rollout_ondelete.go}):
+ * the <em>current</em> one is the MachineSet whose template matches the MachineDeployment's (the
+ * one new Machines go to; with several, the one with most replicas, then the oldest); every other
+ * one is old. Lowering {@code spec.replicas} shrinks the old ones first, oldest first
+ * (creationTimestamp, then name), and the current one only when no old one has replicas. After a
+ * roll back the current MachineSet is older than an old one, so age alone does not give the order.
+ *
+ * @param inRemovalOrder the old MachineSets oldest first, then the current one
+ * @param current        the current MachineSet's name; empty until Cluster API created it
+ */
+record MachineSets(List<GenericKubernetesResource> inRemovalOrder, Optional<String> current) {
+
+    /** Only these fields of the template make a new MachineSet ({@code MachineTemplateUpToDate}). */
+    private static final List<String> ROLLOUT_FIELDS = List.of("version", "bootstrap", "infrastructureRef", "failureDomain");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Comparator<GenericKubernetesResource> BY_AGE =
+            Comparator.comparing((GenericKubernetesResource ms) -> String.valueOf(ms.getMetadata().getCreationTimestamp()))
+                    .thenComparing(ms -> ms.getMetadata().getName());
+
+    MachineSets {
+        inRemovalOrder = List.copyOf(inRemovalOrder);
+    }
+
+    static MachineSets of(GenericKubernetesResource md, Collection<GenericKubernetesResource> sets) {
+        JsonNode template = templateSpec(md);
+        List<GenericKubernetesResource> byAge = sets.stream().sorted(BY_AGE).toList();
+        Optional<GenericKubernetesResource> current = byAge.stream().filter(ms -> upToDate(templateSpec(ms), template))
+                .sorted(Comparator.comparingInt(MachineSets::replicas).reversed().thenComparing(BY_AGE)).findFirst();
+        List<GenericKubernetesResource> order = new ArrayList<>(byAge);
+        current.ifPresent(c -> {
+            order.remove(c);
+            order.add(c);
+        });
+        return new MachineSets(order, current.map(c -> c.getMetadata().getName()));
+    }
+
+    /** The MachineSet a lower {@code spec.replicas} takes a Machine from: the first in removal order that has replicas. */
+    Optional<GenericKubernetesResource> shrinksFirst() {
+        return inRemovalOrder.stream().filter(ms -> replicas(ms) > 0).findFirst();
+    }
+
+    /** The MachineSet's place in the removal order; after all of them for one that is not the MachineDeployment's. */
+    int rank(String machineSet) {
+        for (int i = 0; i < inRemovalOrder.size(); i++) {
+            if (inRemovalOrder.get(i).getMetadata().getName().equals(machineSet)) {
+                return i;
+            }
+        }
+        return inRemovalOrder.size();
+    }
+
+    static int replicas(GenericKubernetesResource ms) {
+        return JSON.valueToTree(ms).at("/spec/replicas").asInt(0);
+    }
+
+    /**
+     * Whether a MachineSet's template is the MachineDeployment's by the fields that make a rollout;
+     * absent and empty are the same (Go omits zero values), and the version is compared without
+     * the {@code v} the MachineDeployment webhook adds.
+     */
+    static boolean upToDate(JsonNode machineSetTemplate, JsonNode machineDeploymentTemplate) {
+        return ROLLOUT_FIELDS.stream().allMatch(f -> normalised(f, machineSetTemplate.path(f))
+                .equals(normalised(f, machineDeploymentTemplate.path(f))));
+    }
+
+    private static JsonNode normalised(String field, JsonNode value) {
+        if (value.isMissingNode() || value.isNull() || (value.isTextual() && value.asText().isEmpty())
+                || (value.isContainerNode() && value.isEmpty())) {
+            return MissingNode.getInstance();
+        }
+        if (field.equals("version") && value.isTextual()) {
+            return JSON.getNodeFactory().textNode(value.asText().replaceFirst("^v", ""));
+        }
+        return value;
+    }
+
+    private static JsonNode templateSpec(GenericKubernetesResource o) {
+        return JSON.valueToTree(o).at("/spec/template/spec");
+    }
+}

@@ -416,7 +416,33 @@ public final class ClusterApiMachineProvider implements MachineProvider {
                 annotateMachine(machine, Map.of(NodeMarks.SURGE_FOR, partner));
             }
         });
+        forgetVanishedPartners(p);
         collectTemplates(p);
+    }
+
+    /**
+     * A partner whose Machine went without Nightshift lowering replicas (a MachineHealthCheck or a
+     * person deleted it; Cluster API replaced it) leaves its request behind. Its surge machine is a
+     * member of the pool now, so the request becomes part of the pool's size: the annotations
+     * change, {@code spec.replicas} does not (lowering it would let Cluster API remove an undrained
+     * machine of the oldest MachineSet).
+     */
+    private void forgetVanishedPartners(Pool p) {
+        List<String> vanished = p.requests().partners().keySet().stream().filter(partner -> p.machineOf(partner).isEmpty()).toList();
+        if (vanished.isEmpty()) {
+            return;
+        }
+        SurgeRequests requests = p.requests();
+        for (String partner : vanished) {
+            requests = requests.without(partner);
+        }
+        ObjectNode patch = JSON.createObjectNode();
+        ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
+        annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas() + vanished.size()));
+        annotations.put(SurgeRequests.ANNOTATION, requests.write());
+        patchDeployment(p.md(), patch);
+        LOG.warn("MachineDeployment {}: the Machines of {} went without Nightshift; their stand-ins stay as members, the pool is now {}",
+                p.md().getMetadata().getName(), vanished, p.desiredReplicas() + vanished.size());
     }
 
     /** Deletes Nightshift's templates that neither the MachineDeployment nor a MachineSet with machines names. */

@@ -595,6 +595,29 @@ class ClusterApiMachineProviderIT {
     }
 
     @Test
+    void aPartnerWhoseMachineWentWithoutNightshiftBecomesPartOfThePoolsSizeAndReplicasStay() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        // node-a's stand-in runs; then a MachineHealthCheck deleted node-a's Machine and Cluster API replaced it.
+        capi.machineDeployment(surge(3, Map.of("node-a", now.minus(Duration.ofMinutes(5)))), capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 2, MD);
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
+        capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e", Map.of(NodeMarks.SURGE_FOR, "node-a"));
+        capi.machine(NEW_SET + "-fffff", NEW_SET, "node-f");
+        MachineProvider provider = provider();
+
+        provider.settle(POOL);
+
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/replicas").asInt()).as("never lowered: that would remove an undrained machine").isEqualTo(4);
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1desired-replicas").asText()).isEqualTo("4");
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).isEqualTo("{}");
+        assertThat(provider.machines(POOL)).noneMatch(m -> m.name().contains("-requested-for-"));
+    }
+
+    @Test
     void settleDeletesOnlyNightshiftsClonesThatNothingUses() throws Exception {
         capi.cluster("");
         capi.userTemplates();

@@ -440,6 +440,9 @@ public final class RandomSpecs {
             }
             v.put("inPlaceUpdates", inPlace);
         }
+        if (r.nextInt(3) == 0) {
+            v.put("providerImage", new Str("ami-0" + Integer.toHexString(r.nextInt(1 << 24))));
+        }
         return v;
     }
 

@@ -98,7 +98,8 @@ class ProviderRolloutIT {
             await("the rollout's end").atMost(ROLLOUT).pollInterval(Duration.ofMillis(100))
                     .untilAsserted(() -> hash.set(RolloutInvariants.assertRolledOut(h, POOL, limits, start)));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError(e.getMessage() + "\nthe writes:" + RolloutInvariants.writes(h.kube.requests()), e);
+            throw new AssertionError(e.getMessage() + "\nthe agent's /status: " + h.agent.status() + "\nthe writes:"
+                    + RolloutInvariants.writes(h.kube.requests()), e);
         }
         RolloutInvariants.assertHeld(h, POOL, limits, start);
         if (h.backend == RolloutBackend.CLUSTER_API) {

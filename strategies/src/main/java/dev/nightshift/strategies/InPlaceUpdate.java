@@ -55,7 +55,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
 
     private static void startNew(PoolView view, StartGate gate, PlanSink sink, boolean manual) {
         int count = view.count();
-        int surgeRoom = count + view.maxSurge() - view.nodes().size();
+        int surgeRoom = count + view.maxSurge() - view.existingMachines();
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
         List<ObservedNode> eligible = view.outdatedNodes().stream()
                 .filter(ObservedNode::registered)

@@ -30,6 +30,8 @@ final class PoolView {
     private final Set<String> names;
     private final Map<String, ObservedNode> surgeByPartner;
     private final int count;
+    /** Machines being deleted: out of the pool, but they exist until they are gone. */
+    private final int terminating;
     private final PoolLimits limits;
     /** Nodes unhealthy now, judged by {@link Repairs#judge}, by name. */
     private final Map<String, NodeHealth> unhealthy;
@@ -46,6 +48,7 @@ final class PoolView {
             n.surgeFor().ifPresent(partner -> surgeByPartner.putIfAbsent(partner, n));
         }
         this.count = (int) nodes.stream().filter(n -> !hasLivePartner(n)).count();
+        this.terminating = (int) observed.stream().filter(ObservedNode::terminating).count();
         this.limits = PoolLimits.of(desired.spec(), count);
         this.unhealthy = new LinkedHashMap<>();
         for (ObservedNode n : nodes) {
@@ -106,6 +109,15 @@ final class PoolView {
     /** Every machine counts once, except a surge machine whose old partner still exists. */
     int count() {
         return count;
+    }
+
+    /**
+     * Every machine that exists: the pool's nodes and machines, and those being deleted, which still
+     * exist until they are gone (a Cluster API Machine can take minutes to go once its deletion
+     * started). What {@code count + maxSurge} bounds.
+     */
+    int existingMachines() {
+        return nodes.size() + terminating;
     }
 
     boolean hasLivePartner(ObservedNode n) {

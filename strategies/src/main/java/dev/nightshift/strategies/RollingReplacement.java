@@ -48,7 +48,7 @@ final class RollingReplacement implements NodeUpdatePlanner {
 
     private static void startNew(PoolView view, StartGate gate, PlanSink sink) {
         int count = view.count();
-        int surgeRoom = count + view.maxSurge() - view.nodes().size();
+        int surgeRoom = count + view.maxSurge() - view.existingMachines();
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
         List<ObservedNode> candidates = view.outdatedNodes().stream()
                 .filter(n -> (n.registered() || view.bastion()) && !n.draining())

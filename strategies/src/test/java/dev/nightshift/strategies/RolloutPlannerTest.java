@@ -198,6 +198,21 @@ class RolloutPlannerTest {
     }
 
     @Test
+    void aMachineBeingDeletedStillTakesItsSurgeSlotUntilItIsGone() {
+        // web-1 left (its Cluster API Machine is being deleted); its stand-in web-new-1 runs. Until web-1's machine is
+        // gone, 3 + 1 machines exist: another surge machine would make 5.
+        ObservedNode leaving = outdated(ROLLING, "web", "web-1").toBuilder().cordoned(true).drainStartedAt(T0.minusSeconds(30))
+                .drained(true).terminating(true).build();
+        ObservedNode surge = current(ROLLING, "web", "web-new-1").toBuilder().surgeFor("web-1").build();
+        List<ObservedNode> nodes = List.of(leaving, surge, outdated(ROLLING, "web", "web-2"), outdated(ROLLING, "web", "web-3"));
+
+        Plan plan = plan(ROLLING, nodes, Map.of("web", validated()));
+
+        assertThat(of(plan, Step.CreateMachine.class)).as("no surge machine while web-1's machine still exists").isEmpty();
+        assertThat(of(plan, Step.Drain.class)).as("maxUnavailable 0: nothing drained without a stand-in").isEmpty();
+    }
+
+    @Test
     void aDrainedNodeWithASurgePartnerIsDeletedWithoutReplacement() {
         ObservedNode surge = current(ROLLING, "web", "web-new-1").toBuilder().surgeFor("web-1").build();
         ObservedNode drained = outdated(ROLLING, "web", "web-1").toBuilder().cordoned(true).drainStartedAt(T0.minusSeconds(30))

@@ -10,19 +10,30 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.UnaryOperator;
+import java.util.random.RandomGeneratorFactory;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.git.GitDaemon;
 import dev.nightshift.agent.git.GitWork;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.agent.provider.NodeUpdater;
+import dev.nightshift.agent.provider.capi.ClusterApiMachineProvider;
+import dev.nightshift.agent.provider.capi.ClusterApiSettings;
+import dev.nightshift.agent.sandbox.capi.Behaviour;
+import dev.nightshift.agent.sandbox.capi.ClusterApiControllers;
+import dev.nightshift.agent.sandbox.capi.ClusterApiSeeding;
+import dev.nightshift.agent.sandbox.capi.ClusterApiSeeding.PoolSeed;
+import dev.nightshift.agent.sandbox.capi.EmbeddedClusterApi;
 import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
+import dev.nightshift.strategies.model.DesiredPool;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -30,7 +41,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 /**
  * A git daemon serving the specs, a working clone pushed to by the real git binary, the embedded
- * Kubernetes API with a simulated cloud, and the agent between them; restartable like a pod.
+ * Kubernetes API with a simulated cloud (or the embedded Cluster API, see {@link RolloutBackend}), and the agent
+ * between them; restartable like a pod.
  */
 final class AgentHarness implements AutoCloseable {
 
@@ -41,6 +53,25 @@ final class AgentHarness implements AutoCloseable {
     /** The User-Agent of the agent's requests: the request log tells them from the test's and the cloud's by it. */
     static final String AGENT = "nightshift-agent-under-test";
 
+    /** The Kubernetes version the Cluster API pool is seeded at: the specs' cluster version. */
+    static final String KUBERNETES_VERSION = "1.31.4";
+
+    /** {@code nodeUpdates: none}: a pool whose changes all replace machines never asks for an update in place. */
+    private static final NodeUpdater NO_NODE_UPDATES = new NodeUpdater() {
+        @Override
+        public void updateInPlace(DesiredPool pool, String node) {
+            throw new UnsupportedOperationException("no node updates with the cluster-api provider in this test: " + node);
+        }
+
+        @Override
+        public void restartKubelet(DesiredPool pool, String node) {
+            throw new UnsupportedOperationException("no kubelet restarts with the cluster-api provider in this test: " + node);
+        }
+    };
+
+    final RolloutBackend backend;
+    /** The Cluster API controller double; null with the simulated cloud. */
+    final ClusterApiControllers capi;
     final GitDaemon daemon;
     final GitWork work;
     final EmbeddedKubernetes kube;
@@ -68,7 +99,25 @@ final class AgentHarness implements AutoCloseable {
 
     AgentHarness(Path tmp, String cluster, String pool, int nodes, String apiServerVersion,
                  SimulatedMachineProvider.Behaviour behaviour) throws Exception {
+        this(tmp, cluster, pool, nodes, apiServerVersion, behaviour, RolloutBackend.SIMULATED, Behaviour.fast());
+    }
+
+    /**
+     * With the pool's machines from {@code backend}, a new machine becoming a Ready node {@code machineDelay} after it
+     * is asked for. With {@link RolloutBackend#CLUSTER_API}, the embedded Cluster API (its CRDs and the controller
+     * double) holds an OnDelete MachineDeployment of {@code nodes} replicas for the pool in the CAPI cluster
+     * {@code cluster}, and its Nodes come unlabelled; the simulated cloud is then not used.
+     */
+    AgentHarness(Path tmp, String cluster, String pool, int nodes, RolloutBackend backend, Duration machineDelay) throws Exception {
+        this(tmp, cluster, pool, nodes, EmbeddedKubernetes.DEFAULT_GIT_VERSION, new SimulatedMachineProvider.Behaviour(machineDelay,
+                machineDelay, Duration.ofMillis(300), 0, 0), backend, new Behaviour(machineDelay, Duration.ofMillis(200),
+                Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofSeconds(2), 0, 0));
+    }
+
+    private AgentHarness(Path tmp, String cluster, String pool, int nodes, String apiServerVersion,
+                         SimulatedMachineProvider.Behaviour behaviour, RolloutBackend backend, Behaviour clusterApi) throws Exception {
         this.tmp = tmp;
+        this.backend = backend;
         Path served = Files.createDirectories(tmp.resolve("served"));
         daemon = new GitDaemon(served);
         work = GitWork.create(served, "specs.git", daemon.url("specs.git"), tmp.resolve("work"));
@@ -77,9 +126,23 @@ final class AgentHarness implements AutoCloseable {
         // Seeded: a failure rate below 1 fails the same machines in every run.
         provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(3), p -> false, behaviour);
         machineRequests = new MachineRequests(provider, Clock.systemUTC());
-        for (int i = 1; i <= nodes; i++) {
-            provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty());
-        }
+        capi = switch (backend) {
+            case SIMULATED -> {
+                for (int i = 1; i <= nodes; i++) {
+                    provider.seed(pool, pool + "-" + i, Optional.empty(), Optional.empty());
+                }
+                yield null;
+            }
+            case CLUSTER_API -> {
+                EmbeddedClusterApi.install(kube);
+                // Seeded: the same events give the same Machine and Node names in every run.
+                ClusterApiControllers controllers = new ClusterApiControllers(kube.client(), EmbeddedKubernetes.NAMESPACE, cloud,
+                        Clock.systemUTC(), RandomGeneratorFactory.of("L64X128MixRandom").create(42), clusterApi);
+                controllers.start();
+                ClusterApiSeeding.seed(kube.client(), PoolSeed.of(cluster, pool, nodes, KUBERNETES_VERSION), Duration.ofSeconds(60));
+                yield controllers;
+            }
+        };
     }
 
     private static final AgentConfig.Overrides DRY_RUN = new AgentConfig.Overrides(Optional.empty(), Optional.empty(),
@@ -97,7 +160,14 @@ final class AgentHarness implements AutoCloseable {
     /** With the test's configuration changed by {@code adjust} (node updates off, say). */
     void startAgent(String cluster, UnaryOperator<AgentConfig> adjust) throws Exception {
         AgentConfig config = adjust.apply(TestAgentConfig.of(daemon.url("specs.git"), cluster, Files.createTempDirectory(tmp, "cache")));
-        agent = new Agent(config, agentClient, machineRequests, provider, Clock.systemUTC(), r -> { });
+        agent = switch (backend) {
+            case SIMULATED -> new Agent(config, agentClient, machineRequests, provider, Clock.systemUTC(), r -> { });
+            // A new provider each time: a restarted agent has no memory but what it wrote to the cluster.
+            case CLUSTER_API -> new Agent(config.with(new AgentConfig.Provider(AgentConfig.Provider.CLUSTER_API))
+                    .with(new AgentConfig.NodeUpdates(Optional.of(AgentConfig.NodeUpdates.NONE))), agentClient,
+                    new ClusterApiMachineProvider(agentClient, new ClusterApiSettings(EmbeddedKubernetes.NAMESPACE, cluster, Map.of()),
+                            Clock.systemUTC()), NO_NODE_UPDATES, Clock.systemUTC(), r -> { });
+        };
         agent.start();
     }
 
@@ -176,6 +246,9 @@ final class AgentHarness implements AutoCloseable {
     public void close() {
         if (agent != null) {
             agent.close();
+        }
+        if (capi != null) {
+            capi.close();
         }
         cloud.shutdownNow();
         agentClient.close();

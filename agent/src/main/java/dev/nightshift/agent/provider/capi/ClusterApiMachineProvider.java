@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,6 +64,8 @@ public final class ClusterApiMachineProvider implements MachineProvider {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Placeholder names of surge machines asked for and not created yet. */
     private static final String REQUESTED = "-requested-for-";
+    /** Placeholder names of replacements Cluster API owes for deleted Machines and has not created yet. */
+    private static final String OWED = "-replacement-owed-";
 
     private final KubernetesClient client;
     private final ClusterApiSettings settings;
@@ -313,6 +316,21 @@ public final class ClusterApiMachineProvider implements MachineProvider {
                         Optional.of(partner), false, Optional.empty(), false, false, p.sets().inRemovalOrder().size()));
             }
         });
+        // An OnDelete MachineDeployment replaces a deleted Machine only once it is gone (its MachineSet
+        // counts it until then), which may take minutes. Until the replacement exists, it is reported as
+        // a machine asked for and not up, as a scaling group's would be: otherwise the pool looks one
+        // machine short with every machine available, and the planner disrupts the next one.
+        long alive = p.machines().stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).count();
+        long surgeWaiting = p.requests().partners().keySet().stream().filter(partner -> !answered.contains(partner)).count();
+        long owed = JSON.valueToTree(f.md()).at("/spec/replicas").asLong(0) - alive - surgeWaiting;
+        Map<String, String> template = new HashMap<>();
+        JSON.valueToTree(f.md()).at("/spec/template/metadata/annotations").fields()
+                .forEachRemaining(e -> template.put(e.getKey(), e.getValue().asText()));
+        for (long i = 1; i <= owed; i++) {
+            result.add(new Machine(f.md().getMetadata().getName() + OWED + i, pool, clock.instant(), NodeMarks.rollHash(template).orElse(null),
+                    NodeMarks.kubeletHash(template).orElse(null), Optional.empty(), false, Optional.empty(), false, false,
+                    p.sets().inRemovalOrder().size()));
+        }
         return result;
     }
 
@@ -352,6 +370,9 @@ public final class ClusterApiMachineProvider implements MachineProvider {
                 // Lowering replicas now would let Cluster API remove any machine of the oldest MachineSet.
                 return Deletion.deferred("the machine asked of " + md.getMetadata().getName() + " for "
                         + name.substring((md.getMetadata().getName() + REQUESTED).length()) + " is not created yet");
+            }
+            if (name.startsWith(md.getMetadata().getName() + OWED)) {
+                return Deletion.deferred("Cluster API creates the replacement " + name + " once the Machine it replaces is gone");
             }
             return Deletion.started("machine of " + name + " is already gone");
         }

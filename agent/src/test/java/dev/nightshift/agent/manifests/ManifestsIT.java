@@ -21,6 +21,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.config.AgentConfigLoader;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 /**
  * The manifests are well-formed and agree with each other and with the agent: the configuration is
@@ -206,5 +215,56 @@ class ManifestsIT {
         Map<String, Object> resources = map(container().get("resources"));
         assertThat(map(resources.get("requests"))).containsKeys("cpu", "memory");
         assertThat(map(resources.get("limits"))).containsKeys("cpu", "memory");
+    }
+
+    /** The documents of {@code file} as the typed objects kubectl would send: a misspelt kind or version stays generic. */
+    private static List<HasMetadata> typed(Path file) {
+        KubernetesSerialization serialization = new KubernetesSerialization();
+        return Manifests.read(file).stream()
+                .map(d -> (HasMetadata) serialization.unmarshal(serialization.asJson(d.content()), HasMetadata.class)).toList();
+    }
+
+    @Test
+    void theNodeUpdatesNamespaceIsPrivilegedAndOnlyTheAgentMayRunJobsThere() {
+        Path file = dir.resolve("node-updates/job-updater.yaml");
+        List<HasMetadata> objects = typed(file);
+
+        assertThat(objects).extracting(o -> o.getClass().getSimpleName())
+                .containsExactly("Namespace", "ServiceAccount", "Role", "RoleBinding");
+        assertThat(Manifests.appliedFiles(dir)).as("applied only by whoever uses node updates by Job").doesNotContain(file);
+        Namespace namespace = (Namespace) objects.get(0);
+        assertThat(namespace.getMetadata().getName()).isEqualTo("nightshift-node-updates");
+        assertThat(namespace.getMetadata().getLabels()).containsEntry("pod-security.kubernetes.io/enforce", "privileged");
+        ServiceAccount updater = (ServiceAccount) objects.get(1);
+        assertThat(updater.getMetadata().getName()).isEqualTo("nightshift-node-updater");
+        assertThat(updater.getAutomountServiceAccountToken()).as("the updater needs no API permission").isFalse();
+        Role role = (Role) objects.get(2);
+        assertThat(role.getRules()).extracting(PolicyRule::getApiGroups, PolicyRule::getResources, PolicyRule::getVerbs)
+                .containsExactly(tuple(List.of("batch"), List.of("jobs"), List.of("create", "get", "list", "watch", "delete")),
+                        tuple(List.of(""), List.of("pods"), List.of("get", "list", "watch")));
+        RoleBinding binding = (RoleBinding) objects.get(3);
+        assertThat(binding.getRoleRef().getKind() + "/" + binding.getRoleRef().getName()).isEqualTo("Role/" + role.getMetadata().getName());
+        ServiceAccount agent = (ServiceAccount) typed(dir.resolve("10-serviceaccount.yaml")).get(0);
+        assertThat(binding.getSubjects()).singleElement().satisfies(s -> assertThat(List.of(s.getKind(), s.getName(), s.getNamespace()))
+                .containsExactly("ServiceAccount", agent.getMetadata().getName(), agent.getMetadata().getNamespace()));
+        assertThat(objects.subList(1, 4)).allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("nightshift-node-updates"));
+    }
+
+    @Test
+    void theImagePinningPolicyIsAValidatingAdmissionPolicyBoundToDenyInTheNodeUpdatesNamespace() {
+        List<HasMetadata> objects = typed(dir.resolve("node-updates/pin-updater-image.yaml"));
+
+        assertThat(objects).extracting(o -> (Object) o.getClass()).containsExactly(ValidatingAdmissionPolicy.class, ValidatingAdmissionPolicyBinding.class);
+        ValidatingAdmissionPolicy policy = (ValidatingAdmissionPolicy) objects.get(0);
+        ValidatingAdmissionPolicyBinding binding = (ValidatingAdmissionPolicyBinding) objects.get(1);
+        assertThat(binding.getSpec().getPolicyName()).isEqualTo(policy.getMetadata().getName());
+        assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+        assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+        assertThat(policy.getSpec().getMatchConstraints().getNamespaceSelector().getMatchLabels())
+                .containsEntry("kubernetes.io/metadata.name", "nightshift-node-updates");
+        assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).flatExtracting(r -> r.getResources())
+                .contains("jobs", "pods");
+        assertThat(policy.getSpec().getValidations()).singleElement()
+                .satisfies(v -> assertThat(v.getExpression()).contains("c.image == '"));
     }
 }

@@ -207,6 +207,9 @@ final class Discovery {
                 resource("deployments", "deployment", "Deployment", true, List.of("deploy")),
                 resource("replicasets", "replicaset", "ReplicaSet", true, List.of("rs")),
                 resource("statefulsets", "statefulset", "StatefulSet", true, List.of("sts"))));
+        resources.put("batch/v1", List.of(
+                resource("jobs", "job", "Job", true, List.of()),
+                subresource("jobs/status", "Job", true, SUBRESOURCE_VERBS)));
         resources.put("policy/v1", List.of(
                 resource("poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, List.of("pdb")),
                 subresource("poddisruptionbudgets/status", "PodDisruptionBudget", true, SUBRESOURCE_VERBS)));

@@ -180,7 +180,9 @@ class ClusterApiMachineProviderIT {
         MachineProvider provider = provider();
 
         assertThat(provider.refusal(POOL)).isEmpty();
-        assertThat(provider.machines(POOL)).extracting(Machine::name).containsExactly(OLD_SET + "-aaaaa");
+        // Replicas 3 and one Machine: the two Cluster API owes are reported as asked for and not up.
+        assertThat(provider.machines(POOL)).extracting(Machine::name).containsExactly(OLD_SET + "-aaaaa",
+                MD + "-replacement-owed-1", MD + "-replacement-owed-2");
     }
 
     // ---- 2. a new roll hash is a new template ---------------------------------------------------
@@ -448,7 +450,9 @@ class ClusterApiMachineProviderIT {
                 tuple(OLD_SET + "-aaaaa", Optional.of("node-a"), 0, false, false, Optional.empty()),
                 tuple(OLD_SET + "-bbbbb", Optional.of("node-b"), 0, true, false, Optional.empty()),
                 tuple(OLD_SET + "-ccccc", Optional.of("node-c"), 0, false, true, Optional.empty()),
-                tuple(NEW_SET + "-ddddd", Optional.of("node-d"), 1, false, false, Optional.of("node-a")));
+                tuple(NEW_SET + "-ddddd", Optional.of("node-d"), 1, false, false, Optional.of("node-a")),
+                // node-b's Machine is being deleted while replicas stay 4: Cluster API owes its replacement.
+                tuple(MD + "-replacement-owed-1", Optional.empty(), 2, false, false, Optional.empty()));
     }
 
     @Test

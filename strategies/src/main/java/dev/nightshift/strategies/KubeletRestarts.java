@@ -10,7 +10,9 @@ import dev.nightshift.strategies.plan.Step;
  * Nodes at the desired roll hash whose kubelet hash differs: restart the kubelet, no cordon, no
  * drain; at most max(1, maxUnavailable) restarts pending at a time. A request the node leaves
  * unanswered for the pool's healthTimeout (lost, or the agent stopped before it reached the
- * machine) is made again rather than waited on forever.
+ * machine) is made again rather than waited on forever. A restart the node updater marked failed
+ * ({@code inPlaceFailed}) is neither asked again nor released, and no further restart starts: the
+ * pool stops there, as for a failed in-place update.
  */
 final class KubeletRestarts {
 
@@ -19,10 +21,17 @@ final class KubeletRestarts {
 
     static void plan(PoolView view, StartGate gate, PlanSink sink) {
         long pending = 0;
+        boolean failed = false;
         for (ObservedNode node : view.nodes()) {
             if (node.kubeletRestartAt().isPresent()) {
                 if (view.kubeletOutdated(node)) {
                     pending++;
+                    if (node.inPlaceFailed()) {
+                        // The node updater reported the restart failed: neither asked again nor released; a person decides.
+                        sink.failed.add(node.name());
+                        failed = true;
+                        continue;
+                    }
                     Instant asked = node.kubeletRestartAt().get();
                     if (!unansweredUntil(view, asked).isAfter(view.now())) {
                         sink.add(new Step.RestartKubelet(node.name(), sink.pool, view.desired().kubeletHash(), Optional.of(asked)));
@@ -31,6 +40,10 @@ final class KubeletRestarts {
                     sink.add(new Step.Uncordon(node.name(), sink.pool));
                 }
             }
+        }
+        if (failed) {
+            // The pool stops there, as for a failed in-place update.
+            return;
         }
         long room = Math.max(1, view.maxUnavailable()) - pending;
         for (ObservedNode node : view.nodes()) {

@@ -467,6 +467,22 @@ class RolloutPlannerTest {
     }
 
     @Test
+    void aKubeletRestartTheNodeUpdaterMarkedFailedIsNeitherAskedAgainNorReleasedAndStopsThePool() {
+        DesiredCluster kubelet = cluster(pool("web", "maxSurge: 0\nmaxUnavailable: 2\nmachineControllerManager: {healthTimeout: 10m}"));
+        List<ObservedNode> nodes = List.of(
+                current(kubelet, "web", "web-1").toBuilder().kubeletHash(Fixtures.OLD).kubeletRestartAt(T0.minus(Duration.ofHours(1)))
+                        .inPlaceFailed(true).build(),
+                current(kubelet, "web", "web-2").toBuilder().kubeletHash(Fixtures.OLD).build(),
+                current(kubelet, "web", "web-3").toBuilder().kubeletHash(Fixtures.OLD).build());
+
+        Plan plan = plan(kubelet, nodes, Map.of("web", validated()));
+
+        assertThat(plan.steps()).extracting(Step::getClass).doesNotContain(Step.RestartKubelet.class, Step.Uncordon.class);
+        assertThat(plan.report("web").phase()).isEqualTo(PoolPhase.FAILED);
+        assertThat(plan.report("web").failed()).isEqualTo(1);
+    }
+
+    @Test
     void thePendingActionSaysWhatOutdatedNodesNeedEvenWhileTheyWait() {
         DesiredCluster inPlace = cluster(pool("gpu", "updateStrategy: AutoInPlaceUpdate\nmaxUnavailable: 1"));
         MaintenanceState closed = new MaintenanceState(false, false, false);

@@ -91,7 +91,8 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--node-updates", paramLabel = "TYPE",
             description = "What updates nodes in place and restarts kubelets (or nodeUpdates.type): provider (the machine provider's own; "
-                    + "the default with simulated) or none (in-place and kubelet-only changes are reported, never executed; the default "
+                    + "the default with simulated), job (a privileged Job on each node, with any provider; nodeUpdates.job in the "
+                    + "configuration) or none (in-place and kubelet-only changes are reported, never executed; the default "
                     + "with cluster-api).")
     private String nodeUpdates;
 
@@ -133,7 +134,8 @@ public final class RunCommand implements Callable<Integer> {
             config = config.with(config.provider().map(p -> p.withType(provider)).orElseGet(() -> new AgentConfig.Provider(provider)));
         }
         if (nodeUpdates != null) {
-            config = config.with(AgentConfig.NodeUpdates.of(nodeUpdates));
+            // The flag names the type; the file's nodeUpdates.job settings stay.
+            config = config.with(config.nodeUpdates().withType(nodeUpdates));
         }
         String types = String.join(", ", AgentConfig.Provider.TYPES);
         if (config.provider().isEmpty()) {
@@ -163,7 +165,8 @@ public final class RunCommand implements Callable<Integer> {
             if (backend.isEmpty()) {
                 return Main.EXIT_USAGE;
             }
-            // With nodeUpdates.type none, the Agent itself puts a NodeUpdater that refuses every call in its place.
+            // With nodeUpdates.type none, the Agent itself puts a NodeUpdater that refuses every call in its place;
+            // with job, the Job updater, built with the agent's own client.
             try (Backend closing = backend.get(); Agent agent = new Agent(config, client, backend.get().machines(), backend.get().nodes(), Clock.systemUTC(), r -> { })) {
                 stop.install();
                 agent.start();

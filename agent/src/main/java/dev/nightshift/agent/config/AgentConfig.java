@@ -143,24 +143,39 @@ public record AgentConfig(
      * updates and kubelet restarts.
      *
      * @param type {@link #PROVIDER}, {@link #JOB} or {@link #NONE}; empty for the provider's default ({@link #typeWith})
+     * @param job  {@code nodeUpdates.job}: the updater Jobs' settings, required with {@link #JOB}
      */
-    public record NodeUpdates(Optional<String> type) {
+    public record NodeUpdates(Optional<String> type, Optional<dev.nightshift.agent.nodeupdate.JobSettings> job) {
 
         /** The machine provider's own node updates ({@code simulated} has them; {@code cluster-api} has none). */
         public static final String PROVIDER = "provider";
-        /** Node updates by Kubernetes Jobs on the nodes: known, not in this release. */
+        /** Node updates by privileged Kubernetes Jobs pinned to the nodes ({@code nodeUpdates.job}), with any provider. */
         public static final String JOB = "job";
         /** No node updates: in-place and kubelet-only changes are reported, never executed. */
         public static final String NONE = "none";
-        /** Every type there is, including those not in this release. */
+        /** Every type there is. */
         public static final List<String> TYPES = List.of(PROVIDER, JOB, NONE);
         /** Every type this release runs. */
-        public static final List<String> RUNNABLE = List.of(PROVIDER, NONE);
+        public static final List<String> RUNNABLE = List.of(PROVIDER, JOB, NONE);
 
-        public static final NodeUpdates DEFAULT = new NodeUpdates(Optional.empty());
+        public static final NodeUpdates DEFAULT = new NodeUpdates(Optional.empty(), Optional.empty());
+
+        public NodeUpdates(Optional<String> type) {
+            this(type, Optional.empty());
+        }
 
         public static NodeUpdates of(String type) {
             return new NodeUpdates(Optional.of(type));
+        }
+
+        /** Node updates by Jobs with these settings. */
+        public static NodeUpdates job(dev.nightshift.agent.nodeupdate.JobSettings settings) {
+            return new NodeUpdates(Optional.of(JOB), Optional.of(settings));
+        }
+
+        /** Another type (a flag's), the file's Job settings kept. */
+        public NodeUpdates withType(String other) {
+            return new NodeUpdates(Optional.of(other), job);
         }
 
         /**
@@ -179,7 +194,7 @@ public record AgentConfig(
 
         /**
          * Why this release cannot run these node updates with this provider, or empty: an unknown
-         * type, {@code job} (not in this release), or {@code provider} with a provider that has
+         * type, {@code job} without its settings, or {@code provider} with a provider that has
          * no node updates of its own.
          */
         public Optional<String> refusal(Provider provider) {
@@ -187,15 +202,14 @@ public record AgentConfig(
             if (!TYPES.contains(t)) {
                 return Optional.of("unknown node updates \"" + t + "\"; one of " + String.join(", ", TYPES));
             }
-            if (t.equals(JOB)) {
-                return Optional.of("job (node updates by Kubernetes Jobs) is not in this release; use provider"
-                        + " (the machine provider's own, where it has them) or none (in-place and kubelet-only changes"
-                        + " are reported, never executed)");
+            if (t.equals(JOB) && job.isEmpty()) {
+                return Optional.of("job needs nodeUpdates.job in the configuration file: at least its image and command"
+                        + " (the updater run on each node)");
             }
             if (t.equals(PROVIDER) && provider.type().equals(Provider.CLUSTER_API)) {
                 return Optional.of("the cluster-api provider has no node updates of its own (Cluster API's in-place"
                         + " update hooks are alpha): use none (in-place and kubelet-only changes are reported, never"
-                        + " executed) or job (node updates by Kubernetes Jobs, in a later release)");
+                        + " executed) or job (node updates by privileged Kubernetes Jobs on the nodes, nodeUpdates.job)");
             }
             return Optional.empty();
         }

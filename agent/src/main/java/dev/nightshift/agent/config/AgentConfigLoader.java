@@ -78,6 +78,7 @@ public final class AgentConfigLoader {
         Map<String, Node> provider = r.section(top, "provider");
         Map<String, Node> clusterApi = r.section(provider, "provider.clusterApi");
         Map<String, Node> nodeUpdates = r.section(top, "nodeUpdates");
+        Map<String, Node> job = r.section(nodeUpdates, "nodeUpdates.job");
         // Read in this order, so that the errors come in the order they always have.
         AgentConfig.LeaderElection leader = leaderElection(r, election, d.leaderElection());
         AgentConfig.Validation checks = validation(r, validation, d.validation());
@@ -91,13 +92,13 @@ public final class AgentConfigLoader {
                 r.string(top, "cacheDir").map(Path::of).orElse(d.cacheDir()),
                 r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()),
                 leader, checks, provider(r, top, provider, clusterApi), AgentConfig.NodeUpdates.DEFAULT);
-        config = config.with(nodeUpdates(r, top, nodeUpdates, config.provider()));
+        config = config.with(nodeUpdates(r, top, nodeUpdates, job, config.provider()));
         r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation", "provider",
                 "nodeUpdates"));
         r.only(provider, "provider", Set.of("type", "clusterApi"));
         r.only(clusterApi, "provider.clusterApi", Set.of("namespace", "kubeconfigFile", "infrastructure"));
-        // nodeUpdates.job (the Job's image, namespace…) comes with the job type, in a later release.
-        r.only(nodeUpdates, "nodeUpdates", Set.of("type"));
+        r.only(nodeUpdates, "nodeUpdates", Set.of("type", "job"));
+        r.only(job, "nodeUpdates.job", Set.of("namespace", "image", "command", "serviceAccount", "activeDeadline"));
         r.only(election, "leaderElection", Set.of("enabled", "leaseName", "leaseDuration"));
         r.only(validation, "validation", Set.of("consecutive", "interval"));
         r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "timeout", "caFile", "auth"));
@@ -234,11 +235,12 @@ public final class AgentConfigLoader {
 
     /**
      * {@code nodeUpdates.type}, refused here with its place when this release cannot run it with the
-     * file's provider ({@code job}; {@code provider} with {@code cluster-api}). Unset, it is the
-     * provider's default, decided when the provider is known (a flag may name it).
+     * file's provider ({@code provider} with {@code cluster-api}), and {@code nodeUpdates.job}, which
+     * {@code job} requires and no other type takes. Unset, the type is the provider's default,
+     * decided when the provider is known (a flag may name it).
      */
     private static AgentConfig.NodeUpdates nodeUpdates(Reader r, Map<String, Node> top, Map<String, Node> nodeUpdates,
-                                                       Optional<AgentConfig.Provider> provider) {
+                                                       Map<String, Node> job, Optional<AgentConfig.Provider> provider) {
         if (top.get("nodeUpdates") instanceof MappingNode && !nodeUpdates.containsKey("type")) {
             r.error(top.get("nodeUpdates"), "nodeUpdates.type", "is required: one of "
                     + String.join(", ", AgentConfig.NodeUpdates.TYPES));
@@ -248,11 +250,78 @@ public final class AgentConfigLoader {
         if (type.isEmpty()) {
             return AgentConfig.NodeUpdates.DEFAULT;
         }
-        AgentConfig.NodeUpdates updates = AgentConfig.NodeUpdates.of(type.get());
+        Optional<dev.nightshift.agent.nodeupdate.JobSettings> settings = Optional.empty();
+        if (type.get().equals(AgentConfig.NodeUpdates.JOB)) {
+            if (!nodeUpdates.containsKey("job")) {
+                r.error(nodeUpdates.get("type"), "nodeUpdates.job", "is required with type job: at least the updater's image and command");
+                return AgentConfig.NodeUpdates.DEFAULT;
+            }
+            settings = jobSettings(r, nodeUpdates.get("job"), job);
+            if (settings.isEmpty()) {
+                return AgentConfig.NodeUpdates.DEFAULT;
+            }
+        } else if (nodeUpdates.containsKey("job")) {
+            r.error(nodeUpdates.get("job"), "nodeUpdates.job", "is for type job, not " + type.get());
+        }
+        AgentConfig.NodeUpdates updates = new AgentConfig.NodeUpdates(type, settings);
         // Without a provider in the file, the type alone is checked; the flag's provider is checked at start.
         updates.refusal(provider.orElse(new AgentConfig.Provider(AgentConfig.Provider.SIMULATED)))
                 .ifPresent(why -> r.error(nodeUpdates.get("type"), "nodeUpdates.type", why));
         return updates;
+    }
+
+    private static final String DNS_LABEL = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
+    private static final String DNS_SUBDOMAIN = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+
+    /**
+     * {@code nodeUpdates.job}: {@code image} and {@code command} required; {@code namespace} and
+     * {@code serviceAccount} Kubernetes names with their defaults; {@code activeDeadline} a duration.
+     * Empty when anything is wrong (each error already said with its place).
+     */
+    private static Optional<dev.nightshift.agent.nodeupdate.JobSettings> jobSettings(Reader r, Node at, Map<String, Node> job) {
+        int errors = r.errors.size();
+        String namespace = r.string(job, "nodeUpdates.job.namespace").filter(ns -> {
+            if (ns.matches(DNS_LABEL)) {
+                return true;
+            }
+            r.error(job.get("namespace"), "nodeUpdates.job.namespace",
+                    "must be a Kubernetes namespace name (lower-case letters, digits and '-', at most 63), got \"" + ns + "\"");
+            return false;
+        }).orElse(dev.nightshift.agent.nodeupdate.JobSettings.DEFAULT_NAMESPACE);
+        Optional<String> image = r.string(job, "nodeUpdates.job.image").filter(i -> {
+            if (!i.isBlank() && !i.matches(".*\\s.*")) {
+                return true;
+            }
+            r.error(job.get("image"), "nodeUpdates.job.image", "must be a container image reference, got \"" + i + "\"");
+            return false;
+        });
+        if (!job.containsKey("image")) {
+            r.error(at, "nodeUpdates.job.image", "is required: the updater image run on each node");
+        }
+        Optional<List<String>> command = r.strings(job, "nodeUpdates.job.command").filter(c -> {
+            if (!c.isEmpty() && c.stream().noneMatch(String::isEmpty)) {
+                return true;
+            }
+            r.error(job.get("command"), "nodeUpdates.job.command", "must be a list of at least one non-empty string, such as"
+                    + " [\"/bin/update-node\"]");
+            return false;
+        });
+        if (!job.containsKey("command")) {
+            r.error(at, "nodeUpdates.job.command", "is required: the updater's command, a list such as [\"/bin/update-node\"]");
+        }
+        String serviceAccount = r.string(job, "nodeUpdates.job.serviceAccount").filter(sa -> {
+            if (sa.length() <= 253 && sa.matches(DNS_SUBDOMAIN)) {
+                return true;
+            }
+            r.error(job.get("serviceAccount"), "nodeUpdates.job.serviceAccount", "must be a Kubernetes name, got \"" + sa + "\"");
+            return false;
+        }).orElse(dev.nightshift.agent.nodeupdate.JobSettings.DEFAULT_SERVICE_ACCOUNT);
+        Optional<Duration> deadline = r.string(job, "nodeUpdates.job.activeDeadline")
+                .flatMap(v -> r.duration(job.get("activeDeadline"), "nodeUpdates.job.activeDeadline", v));
+        if (r.errors.size() > errors || image.isEmpty() || command.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new dev.nightshift.agent.nodeupdate.JobSettings(namespace, image.get(), command.get(), serviceAccount, deadline));
     }
 
     /** Reads scalars and sections, collecting every error with its place. */
@@ -309,6 +378,27 @@ public final class AgentConfigLoader {
             }
             error(node, field, "must be a single value");
             return Optional.empty();
+        }
+
+        /** A list of plain values ({@code [a, b]} or a block sequence). */
+        Optional<List<String>> strings(Map<String, Node> section, String field) {
+            Node node = section.get(field.substring(field.lastIndexOf('.') + 1));
+            if (node == null) {
+                return Optional.empty();
+            }
+            if (!(node instanceof org.yaml.snakeyaml.nodes.SequenceNode list)) {
+                error(node, field, "must be a list, such as [\"/bin/update-node\"]");
+                return Optional.empty();
+            }
+            List<String> values = new ArrayList<>();
+            for (Node item : list.getValue()) {
+                if (!(item instanceof ScalarNode s)) {
+                    error(item, field, "must be a list of single values");
+                    return Optional.empty();
+                }
+                values.add(s.getValue());
+            }
+            return Optional.of(values);
         }
 
         Optional<URI> uri(Node at, String field, String value) {

@@ -64,7 +64,8 @@ public final class StatusJson {
         inPlacePending(root.putObject("inPlaceUpdatesPending"), byName);
         ArrayNode pools = root.putArray("pools");
         byName.forEach(p -> pool(pools.addObject(), p, report.get().overdue().getOrDefault(p.pool(), 0),
-                Optional.ofNullable(report.get().targets().get(p.pool()))));
+                Optional.ofNullable(report.get().targets().get(p.pool())),
+                report.get().updateFailures().stream().filter(f -> p.pool().equals(f.pool())).toList()));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
         return root.toPrettyString();
@@ -111,7 +112,8 @@ public final class StatusJson {
         }
     }
 
-    private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow, Optional<PoolTarget> target) {
+    private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow, Optional<PoolTarget> target,
+                             List<ReconcileReport.UpdateFailure> updateFailures) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
         o.put("pendingAction", p.pendingAction().name());
@@ -134,6 +136,11 @@ public final class StatusJson {
         p.adopted().forEach(adopted::add);
         health(o.putArray("unhealthyNodes"), p.unhealthyNodes());
         health(o.putArray("failedNodes"), p.failedNodes());
+        // In-place updates and kubelet restarts marked failed, with the node updater's reason (null when it gave none).
+        ArrayNode failedUpdates = o.putArray("failedUpdates");
+        for (ReconcileReport.UpdateFailure f : updateFailures) {
+            failedUpdates.addObject().put("node", f.node()).put("reason", f.reason());
+        }
         ArrayNode blocked = o.putArray("blockedDrains");
         for (PoolReport.BlockedDrain b : p.blockedDrains()) {
             ObjectNode d = blocked.addObject();

@@ -48,6 +48,7 @@ public final class ClusterObserver implements AutoCloseable {
 
     private final MachineProvider provider;
     private final Clock clock;
+    private final Optional<String> nodeUpdatesNamespace;
     private final Runnable onChange;
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
@@ -65,6 +66,16 @@ public final class ClusterObserver implements AutoCloseable {
      * @param clock    to tell how long ago a pod's deletion started
      */
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange, Clock clock) {
+        this(client, namespace, provider, onChange, clock, Optional.empty());
+    }
+
+    /**
+     * @param nodeUpdatesNamespace where the node updater Jobs run ({@code nodeUpdates.type: job}): their
+     *                             pods are never evicted and no drain waits for them
+     */
+    public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange, Clock clock,
+                           Optional<String> nodeUpdatesNamespace) {
+        this.nodeUpdatesNamespace = nodeUpdatesNamespace;
         this.provider = provider;
         this.clock = clock;
         this.onChange = onChange;
@@ -195,9 +206,24 @@ public final class ClusterObserver implements AutoCloseable {
         return refused;
     }
 
-    /** Pods a drain must evict: not owned by a DaemonSet, not mirror pods, not finished. */
+    /**
+     * Pods a drain must evict: not owned by a DaemonSet, not mirror pods, not finished, and not a node
+     * updater Job's (which updates the very node the drain prepares).
+     */
     public List<Pod> evictablePods(String node) {
-        return pods.getIndexer().byIndex(BY_NODE, node).stream().filter(ClusterObserver::evictable).toList();
+        return pods.getIndexer().byIndex(BY_NODE, node).stream().filter(ClusterObserver::evictable)
+                .filter(p -> !nodeUpdater(p)).toList();
+    }
+
+    /** A pod of a Job in the node updates namespace. */
+    boolean nodeUpdater(Pod pod) {
+        if (nodeUpdatesNamespace.isEmpty() || !nodeUpdatesNamespace.get().equals(pod.getMetadata().getNamespace())) {
+            return false;
+        }
+        boolean ownedByJob = pod.getMetadata().getOwnerReferences() != null && pod.getMetadata().getOwnerReferences().stream()
+                .anyMatch(o -> "Job".equals(o.getKind()));
+        Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+        return ownedByJob || labels.containsKey("job-name") || labels.containsKey("batch.kubernetes.io/job-name");
     }
 
     /**

@@ -50,6 +50,8 @@ public final class EventRecorder {
         PodForceDeleted("Warning"),
         /** A node unhealthy for longer than its healthTimeout is replaced. */
         NodeFailed("Warning"),
+        /** A node's in-place update or kubelet restart failed (the updater's message); the pool stops there. */
+        NodeUpdateFailed("Warning"),
         /** A commit's specs are invalid; the last good spec stays in force. */
         InvalidSpec("Warning");
 

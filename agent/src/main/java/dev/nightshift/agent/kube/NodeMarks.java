@@ -62,6 +62,10 @@ public final class NodeMarks {
     public static final String IN_PLACE_STARTED_AT = PREFIX + "in-place-started-at";
     public static final String IN_PLACE_TARGET = PREFIX + "in-place-target";
     public static final String IN_PLACE_FAILED = PREFIX + "in-place-failed";
+    /** Why the node's update failed (the updater's termination message), beside {@link #IN_PLACE_FAILED}. */
+    public static final String IN_PLACE_FAILED_REASON = PREFIX + "in-place-failed-reason";
+    /** The node updater Job whose outcome the node waits for ({@code nodeUpdates.type: job}); removed once recorded. */
+    public static final String UPDATE_JOB = PREFIX + "update-job";
     public static final String KUBELET_RESTART_AT = PREFIX + "kubelet-restart-at";
     /** JSON list of the label keys Nightshift set, so that only those are ever changed or removed. */
     public static final String MANAGED_LABELS = PREFIX + "managed-labels";

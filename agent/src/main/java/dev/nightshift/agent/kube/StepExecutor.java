@@ -89,9 +89,11 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
      * date, and every node that registered for one of its machines and does not carry the pool
      * label yet gets it, with the machine's hashes and surge partner (providers such as Cluster API
      * copy none of Nightshift's marks onto nodes). A mark the node already carries is kept: once
-     * registered, the node's marks are authoritative.
+     * registered, the node's marks are authoritative. Then the node updater records the updates it
+     * observed finished ({@link NodeUpdater#settle}).
      */
-    public void settle(String pool, List<dev.nightshift.agent.provider.Machine> unmarked) {
+    public void settle(DesiredPool desiredPool, List<dev.nightshift.agent.provider.Machine> unmarked) {
+        String pool = desiredPool.name();
         machines.settle(pool);
         for (dev.nightshift.agent.provider.Machine m : unmarked) {
             String node = m.node().orElseThrow();
@@ -115,6 +117,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
                 LOG.info("node {} of machine {} registered: labelled {}={}", node, m.name(), NodeMarks.POOL, m.pool());
             }
         }
+        // The outcomes of node updates the updater observed finished, written on the nodes before they are observed.
+        nodeUpdates.settle(desiredPool);
     }
 
     /** Executes one step; Validate is the reconciler's, not the cluster's. */
@@ -160,7 +164,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         String node = step.target();
         Map<String, Object> annotations = new HashMap<>();
         for (String key : List.of(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS, NodeMarks.IN_PLACE_STARTED_AT,
-                NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT)) {
+                NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT, NodeMarks.UPDATE_JOB)) {
             annotations.put(key, null);
         }
         patcher.patch(node, n -> Optional.of(Map.of("spec", mapOf("unschedulable", null), "metadata", Map.of("annotations", annotations))));

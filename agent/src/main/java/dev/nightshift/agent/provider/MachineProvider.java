@@ -29,6 +29,14 @@ public interface MachineProvider extends AutoCloseable {
     default void settle(String pool) {
     }
 
+    /**
+     * {@code node} of {@code pool} is being updated in place or its kubelet restarted ({@code updating}),
+     * or no longer is: a provider whose own health checks would replace a rebooting machine holds them
+     * off meanwhile (Cluster API: {@code cluster.x-k8s.io/skip-remediation} on the Machine).
+     */
+    default void nodeUpdating(String pool, String node, boolean updating) {
+    }
+
     /** Stops watching. */
     @Override
     default void close() {

@@ -15,4 +15,12 @@ public interface NodeUpdater {
 
     /** Restarts {@code node}'s kubelet with the pool's desired kubelet configuration. */
     void restartKubelet(DesiredPool pool, String node);
+
+    /**
+     * Before a plan, by the replica that acts (never in a dry run): records on the pool's nodes the
+     * outcome of the updates it observed finished (the hashes when done, the failure mark when not),
+     * so the planner sees it. Updaters whose nodes report their own hashes need nothing.
+     */
+    default void settle(DesiredPool pool) {
+    }
 }

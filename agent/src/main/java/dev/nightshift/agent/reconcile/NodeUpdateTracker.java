@@ -26,8 +26,8 @@ import dev.nightshift.strategies.plan.Step;
  *       failed roll.</li>
  *   <li>in place: ends when the node carries a new roll hash (success) or is marked failed; starts at
  *       the in-place start written on the node.</li>
- *   <li>kubelet restart: ends when the node carries the new kubelet hash; starts at the restart time
- *       written on the node.</li>
+ *   <li>kubelet restart: ends when the node carries the new kubelet hash (success) or is marked failed
+ *       (the node updater reported it failed); starts at the restart time written on the node.</li>
  * </ul>
  * In-place and kubelet updates are seen as changes between two observations, so the first reconcile
  * after a start only takes a baseline.
@@ -66,6 +66,8 @@ final class NodeUpdateTracker {
                 } else if (!n.rollHash().equals(before.rollHash())) {
                     updates.add(update(n, NodeUpdate.Kind.IN_PLACE, true, before.inPlaceStartedAt().get(), now));
                 }
+            } else if (before.kubeletRestartAt().isPresent() && !before.inPlaceFailed() && n.inPlaceFailed()) {
+                updates.add(update(n, NodeUpdate.Kind.KUBELET_RESTART, false, before.kubeletRestartAt().get(), now));
             } else if (before.kubeletRestartAt().isPresent() && !n.kubeletHash().equals(before.kubeletHash())) {
                 updates.add(update(n, NodeUpdate.Kind.KUBELET_RESTART, true, before.kubeletRestartAt().get(), now));
             }

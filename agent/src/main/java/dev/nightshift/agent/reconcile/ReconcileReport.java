@@ -22,13 +22,20 @@ import dev.nightshift.strategies.plan.Plan;
  * @param drains   drains that finished in this reconcile
  * @param took     how long the reconcile ran
  * @param targets  each pool's target: what its nodes are brought to, from which commit, and why
+ * @param updateFailures nodes whose in-place update or kubelet restart is marked failed, with the reason when the updater gave one
  */
 public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
                               List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
                               Map<String, Integer> overdue, List<NodeUpdate> updates, List<FinishedDrain> drains,
-                              Duration took, Optional<String> error, Map<String, PoolTarget> targets) {
+                              Duration took, Optional<String> error, Map<String, PoolTarget> targets,
+                              List<UpdateFailure> updateFailures) {
+
+    /** A node whose update failed: it stays as it is until a person decides. */
+    public record UpdateFailure(String pool, String node, String reason) {
+    }
 
     public ReconcileReport {
+        updateFailures = List.copyOf(updateFailures);
         outcomes = List.copyOf(outcomes);
         rejected = List.copyOf(rejected);
         notices = List.copyOf(notices);
@@ -36,6 +43,13 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
         updates = List.copyOf(updates);
         drains = List.copyOf(drains);
         targets = Map.copyOf(targets);
+    }
+
+    /** A report without update failures. */
+    public ReconcileReport(Instant at, String revision, WindowState window, Plan plan, List<StepExecutor.Outcome> outcomes,
+                           List<String> rejected, List<String> notices, Map<String, Integer> overdue, List<NodeUpdate> updates,
+                           List<FinishedDrain> drains, Duration took, Optional<String> error, Map<String, PoolTarget> targets) {
+        this(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error, targets, List.of());
     }
 
     /** A report without targets. */

@@ -249,9 +249,8 @@ public final class Reconciler implements AutoCloseable {
         Set<String> pools = new HashSet<>();
         desired.pools().forEach(p -> pools.add(p.name()));
         if (leading && !settings.dryRun()) {
-            for (String pool : new java.util.TreeSet<>(pools)) {
-                executor.settle(pool, observer.unmarked(pool));
-            }
+            desired.pools().stream().sorted(java.util.Comparator.comparing(DesiredPool::name))
+                    .forEach(p -> executor.settle(p, observer.unmarked(p.name())));
         }
         ObservedCluster observed = observer.observe(
                 new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()),
@@ -319,9 +318,14 @@ public final class Reconciler implements AutoCloseable {
         desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
                 + ": " + dev.nightshift.spec.model.WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
                 + " maintenance windows (exclusions still apply)"));
+        List<ReconcileReport.UpdateFailure> failures = observed.nodes().stream().filter(n -> n.inPlaceFailed())
+                .map(n -> new ReconcileReport.UpdateFailure(n.pool(), n.name(), observer.node(n.name())
+                        .map(x -> dev.nightshift.agent.kube.NodeMarks.annotation(x, dev.nightshift.agent.kube.NodeMarks.IN_PLACE_FAILED_REASON))
+                        .orElse(null)))
+                .sorted(java.util.Comparator.comparing(ReconcileReport.UpdateFailure::node)).toList();
         return Optional.of(new ReconcileReport(now, acting.commit(), window, plan, outcomes, accepted.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
-                Optional.empty(), accepted.targets()));
+                Optional.empty(), accepted.targets(), failures));
     }
 
     /**

@@ -37,6 +37,8 @@ import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.metrics.AgentMetrics;
 import dev.nightshift.agent.metrics.ApiErrorInterceptor;
+import dev.nightshift.agent.nodeupdate.JobNodeUpdater;
+import dev.nightshift.agent.nodeupdate.JobSettings;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.provider.NoNodeUpdates;
 import dev.nightshift.agent.provider.NodeUpdater;
@@ -70,7 +72,8 @@ public final class Agent implements AutoCloseable {
     private final AgentMetrics metrics;
     private KubernetesClient client;
     private final MachineProvider provider;
-    private final NodeUpdater nodeUpdates;
+    /** The given updater; with {@code nodeUpdates.type: job} the Job updater, built at start with the agent's client. */
+    private NodeUpdater nodeUpdates;
     private final Clock clock;
     private final Consumer<ReconcileReport> reportListener;
     private final AtomicReference<ReconcileReport> lastReport = new AtomicReference<>();
@@ -118,10 +121,16 @@ public final class Agent implements AutoCloseable {
             throw new IllegalArgumentException("nodeUpdates.type: " + config.nodeUpdatesType() + " is not in this release");
         }
         boolean nodeUpdatesOff = config.nodeUpdatesType().equals(AgentConfig.NodeUpdates.NONE);
+        Optional<JobSettings> jobs = config.nodeUpdatesType().equals(AgentConfig.NodeUpdates.JOB)
+                ? Optional.of(config.nodeUpdates().job().orElseThrow(() -> new IllegalArgumentException(
+                        "nodeUpdates.type: job needs nodeUpdates.job: at least its image and command")))
+                : Optional.empty();
         String chosen = !config.nodeUpdates().defaulted() ? "as configured"
                 : config.provider().map(p -> "the default with provider " + p.type()).orElse("the default");
         LOG.info("node updates: {} ({}); {}", config.nodeUpdatesType(), chosen, nodeUpdatesOff
-                ? "in-place and kubelet-only changes are reported, never executed" : "the machine provider updates nodes");
+                ? "in-place and kubelet-only changes are reported, never executed"
+                : jobs.map(j -> "privileged Jobs of image " + j.image() + " in namespace " + j.namespace() + " update nodes")
+                        .orElse("the machine provider updates nodes"));
         AgentConfig.Git git = config.git();
         source = new GitSource(new GitSourceConfig(git.url().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
                 git.ref(), git.path(), credentials(git.auth()), config.cacheDir(), git.caFile(), git.timeout()));
@@ -129,11 +138,14 @@ public final class Agent implements AutoCloseable {
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
                 .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors))
                 .build();
-        observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile, clock);
+        observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile, clock, jobs.map(JobSettings::namespace));
         observer.start();
         evictor = new Evictor(client.getConfiguration(), List.of(apiErrors));
         apiServerProbe = new ApiServerProbe(client.getConfiguration(), List.of(apiErrors));
         events = new EventRecorder(client, clock, config.leaderElection().identity());
+        if (jobs.isPresent()) {
+            nodeUpdates = new JobNodeUpdater(client, jobs.get(), provider, events, clock);
+        }
         // The reconciler executes the steps of the plan it made: the desired pools are the ones it planned with.
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, pool -> reconciler.desired(pool),
                 clock, events);

@@ -91,13 +91,14 @@ class RunCommandTest {
     }
 
     @Test
-    void jobNodeUpdatesAreAUsageErrorSayingTheyAreNotInThisRelease() {
-        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "simulated",
+    void jobNodeUpdatesByFlagWithoutTheirSettingsAreAUsageErrorNamingNodeUpdatesJob() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "cluster-api",
                 "--node-updates", "job", "--cache-dir", tmp.resolve("cache").toString());
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).startsWith("nodeUpdates.type (or --node-updates): job (node updates by Kubernetes Jobs) is not"
-                + " in this release;");
+        assertThat(err.toString()).startsWith("nodeUpdates.type (or --node-updates): job needs nodeUpdates.job in the configuration"
+                + " file: at least its image and command");
+        assertThat(tmp.resolve("cache")).doesNotExist();
     }
 
     @Test

@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
+
+import dev.nightshift.agent.nodeupdate.JobSettings;
 
 class AgentConfigLoaderTest {
 
@@ -157,12 +160,69 @@ class AgentConfigLoaderTest {
     }
 
     @Test
-    void jobNodeUpdatesAreRefusedAsNotInThisReleaseAndTheirSettingsAreUnknown() {
-        assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: job}\n").errors()).singleElement().asString()
-                .startsWith("agent.yaml:1:21: nodeUpdates.type: job (node updates by Kubernetes Jobs) is not in this release;")
-                .contains("use provider").contains("or none");
-        assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: none, job: {namespace: x}}\n").errors())
-                .containsExactly("agent.yaml:1:27: nodeUpdates.job: unknown field");
+    void jobNodeUpdatesAreReadWithTheirDefaultsAndWithEitherProvider() {
+        for (String provider : List.of("simulated", "cluster-api")) {
+            AgentConfigLoader.Result r = loader.parse("agent.yaml", "provider: {type: " + provider + "}\n" + """
+                    nodeUpdates:
+                      type: job
+                      job:
+                        image: registry.example.com/platform/node-updater:1.4
+                        command: ["/bin/update-node", "--verbose"]
+                    """);
+
+            assertThat(r.errors()).isEmpty();
+            assertThat(r.config().orElseThrow().nodeUpdates().job()).contains(new JobSettings("nightshift-node-updates",
+                    "registry.example.com/platform/node-updater:1.4", List.of("/bin/update-node", "--verbose"), "nightshift-node-updater",
+                    Optional.empty()));
+            assertThat(r.config().orElseThrow().nodeUpdatesType()).isEqualTo("job");
+        }
+    }
+
+    @Test
+    void everyJobSettingIsRead() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                nodeUpdates:
+                  type: job
+                  job:
+                    namespace: updates
+                    image: updater:2
+                    command:
+                      - /bin/sh
+                      - -c
+                      - update
+                    serviceAccount: updater
+                    activeDeadline: 30m
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().nodeUpdates().job()).contains(new JobSettings("updates", "updater:2",
+                List.of("/bin/sh", "-c", "update"), "updater", Optional.of(java.time.Duration.ofMinutes(30))));
+    }
+
+    @Test
+    void jobNodeUpdatesWithoutTheirSettingsOrWithBadOnesAreRefusedWithTheirPlace() {
+        assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: job}\n").errors())
+                .containsExactly("agent.yaml:1:21: nodeUpdates.job: is required with type job: at least the updater's image and command");
+        assertThat(loader.parse("agent.yaml", "nodeUpdates:\n  type: job\n  job: {namespace: x}\n").errors()).containsExactly(
+                "agent.yaml:3:8: nodeUpdates.job.image: is required: the updater image run on each node",
+                "agent.yaml:3:8: nodeUpdates.job.command: is required: the updater's command, a list such as [\"/bin/update-node\"]");
+        assertThat(loader.parse("agent.yaml", """
+                nodeUpdates:
+                  type: job
+                  job:
+                    namespace: Node_Updates
+                    image: u:1
+                    command: /bin/update-node
+                    activeDeadline: soon
+                    user: root
+                """).errors()).containsExactly(
+                "agent.yaml:4:16: nodeUpdates.job.namespace: must be a Kubernetes namespace name (lower-case letters, digits and '-',"
+                        + " at most 63), got \"Node_Updates\"",
+                "agent.yaml:6:14: nodeUpdates.job.command: must be a list, such as [\"/bin/update-node\"]",
+                "agent.yaml:7:21: nodeUpdates.job.activeDeadline: must be a duration such as 30s, 5m or 1h, got \"soon\"",
+                "agent.yaml:8:5: nodeUpdates.job.user: unknown field");
+        assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: none, job: {image: u:1}}\n").errors())
+                .containsExactly("agent.yaml:1:32: nodeUpdates.job: is for type job, not none");
     }
 
     @Test

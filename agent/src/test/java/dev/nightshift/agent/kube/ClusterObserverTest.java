@@ -141,6 +141,26 @@ class ClusterObserverTest {
     }
 
     @Test
+    void podsOfJobsInTheNodeUpdatesNamespaceAreNeitherEvictedNorWaitedForButOtherJobsPodsAre() throws Exception {
+        java.util.function.BiFunction<String, String, Pod> jobPod = (namespace, name) -> new PodBuilder().withNewMetadata()
+                .withName(name).withNamespace(namespace).addToLabels("batch.kubernetes.io/job-name", name)
+                .addNewOwnerReference().withApiVersion("batch/v1").withKind("Job").withName(name).withUid("u-" + name).endOwnerReference()
+                .endMetadata().withNewSpec().withNodeName(NODE).addNewContainer().withName("c").withImage("c").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build();
+        seam.kube.client().pods().inNamespace("nightshift-node-updates")
+                .resource(jobPod.apply("nightshift-node-updates", "nightshift-kubelet-web-1-0123456789")).create();
+        seam.kube.client().pods().inNamespace("shop").resource(jobPod.apply("shop", "nightly-report")).create();
+        seam.edit(n -> n.getMetadata().getAnnotations().put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW)));
+
+        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", seam.provider, () -> { },
+                Clock.fixed(NOW, ZoneOffset.UTC), java.util.Optional.of("nightshift-node-updates"))) {
+            observer.start();
+            await().until(() -> observer.evictablePods(NODE).size() == 1);
+            assertThat(observer.evictablePods(NODE)).extracting(p -> p.getMetadata().getName()).containsExactly("nightly-report");
+        }
+    }
+
+    @Test
     void aMachineTheProviderReportsThatNeverRegisteredJoinsAsAnUnregisteredNode() throws Exception {
         seam.provider.create(new DesiredPool(WEB_SPEC, NEW, NEW), NODE);
         seam.startObserving();

@@ -26,6 +26,8 @@ final class ClusterApi {
     static final String DELETE_MACHINE_ANNOTATION = GROUP + "/delete-machine";
     /** Present: Cluster API does not drain the Machine's node before deleting it (Nightshift drained it). */
     static final String EXCLUDE_NODE_DRAINING_ANNOTATION = "machine." + GROUP + "/exclude-node-draining";
+    /** Present: MachineHealthCheck does not remediate the Machine (set while its node is updated in place and may reboot). */
+    static final String SKIP_REMEDIATION_ANNOTATION = GROUP + "/skip-remediation";
     static final String AUTOSCALER_MIN_ANNOTATION = GROUP + "/cluster-api-autoscaler-node-group-min-size";
     static final String AUTOSCALER_MAX_ANNOTATION = GROUP + "/cluster-api-autoscaler-node-group-max-size";
     static final String ON_DELETE = "OnDelete";

@@ -425,6 +425,20 @@ public final class ClusterApiMachineProvider implements MachineProvider {
         pool(md).machineOf(name).ifPresent(m -> annotateMachine(m.getMetadata().getName(), NodeMarks.hashes(rollHash, kubeletHash)));
     }
 
+    /** While its node is updated, the Machine carries {@code skip-remediation}: MachineHealthCheck leaves a rebooting machine alone. */
+    @Override
+    public void nodeUpdating(String poolName, String node, boolean updating) {
+        if (!(backing(poolName) instanceof Backing.Found f)) {
+            return;
+        }
+        pool(f.md()).machineOf(node).filter(m -> (annotation(m, ClusterApi.SKIP_REMEDIATION_ANNOTATION) != null) != updating)
+                .ifPresent(m -> {
+                    java.util.HashMap<String, String> change = new java.util.HashMap<>();
+                    change.put(ClusterApi.SKIP_REMEDIATION_ANNOTATION, updating ? "" : null);
+                    annotateMachine(m.getMetadata().getName(), change);
+                });
+    }
+
     @Override
     public void settle(String poolName) {
         if (!(backing(poolName) instanceof Backing.Found f)) {

@@ -688,7 +688,7 @@ class ClusterApiMachineProviderIT {
         await().until(() -> observer.watching() && provider.watching());
         kube.clearRequests();
 
-        executor.settle(POOL, observer.unmarked(POOL));
+        executor.settle(desired, observer.unmarked(POOL));
 
         Node registered = kube.client().nodes().withName(node).get();
         assertThat(registered.getMetadata().getLabels()).containsEntry(NodeMarks.POOL, POOL);
@@ -701,7 +701,7 @@ class ClusterApiMachineProviderIT {
 
         await().untilAsserted(() -> assertThat(observer.unmarked(POOL)).isEmpty());
         kube.clearRequests();
-        executor.settle(POOL, observer.unmarked(POOL));
+        executor.settle(desired, observer.unmarked(POOL));
         assertThat(kube.requests()).filteredOn(RecordedRequest::isWrite).isEmpty();
     }
 

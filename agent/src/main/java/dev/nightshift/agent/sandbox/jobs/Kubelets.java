@@ -68,6 +68,12 @@ final class Kubelets {
     private final Faults faults;
     private final Consumer<Duration> passIn;
     private final Map<String, Run> runs = new ConcurrentHashMap<>();
+    /**
+     * Nodes whose updater pod ended, by when: a kubelet reports its node's status again afterwards
+     * (a new {@code lastHeartbeatTime} on Ready), which is how the agent sees the node Ready after
+     * the Job. Reported a little over a second later, since API times have whole seconds.
+     */
+    private final Map<String, Instant> reportsDue = new ConcurrentHashMap<>();
 
     Kubelets(KubernetesClient client, String namespace, Behaviour behaviour, Faults faults, Consumer<Duration> passIn) {
         this.client = client;
@@ -80,6 +86,11 @@ final class Kubelets {
     /** One pass over the Job pods of the namespace (pods without a controlling Job are not the double's business). */
     void reconcile(List<Pod> pods, List<Node> nodes, Instant now) {
         runs.keySet().retainAll(pods.stream().map(p -> p.getMetadata().getUid()).toList());
+        reportsDue.forEach((node, ended) -> {
+            if (!now.isBefore(ended.plus(REPORT_AFTER)) && reportsDue.remove(node, ended)) {
+                reportStatus(node, now);
+            }
+        });
         for (Pod pod : pods) {
             if (JobSync.controllerUid(pod).isEmpty() || JobSync.terminal(pod) || pod.getMetadata().getDeletionTimestamp() != null) {
                 continue;
@@ -180,6 +191,8 @@ final class Kubelets {
             run.effectApplied = true;
         }
         writeStatus(pod, terminated(pod, 0, "Completed", null, now));
+        reportsDue.put(nodeName, now);
+        passIn.accept(REPORT_AFTER);
         LOG.info("Job double: pod {} on {} succeeded{}", pod.getMetadata().getName(), nodeName, effect ? "" : " without effect (fault)");
     }
 
@@ -202,6 +215,19 @@ final class Kubelets {
         LOG.info("Job double: node {} {} kubelet {}{}", nodeName, wasDown ? "Ready again," : "runs",
                 order.kubeletVersion().orElse("?"), UpdaterOrder.IN_PLACE_UPDATE.equals(order.operation())
                         ? ", image " + order.osImage().orElse("?") : "");
+    }
+
+    private static final Duration REPORT_AFTER = Duration.ofMillis(1100);
+
+    /** The kubelet's next status report: Ready's heartbeat moves on, its transition time stays. */
+    private void reportStatus(String nodeName, Instant now) {
+        Node node = client.nodes().withName(nodeName).get();
+        if (node == null || node.getStatus() == null || node.getStatus().getConditions() == null) {
+            return;
+        }
+        node.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+                .forEach(c -> c.setLastHeartbeatTime(ApiTime.format(now)));
+        client.nodes().resource(node).updateStatus();
     }
 
     private void setNodeReady(String nodeName, boolean ready, String message, Instant now) {

@@ -32,10 +32,17 @@ final class MachineRequests implements MachineProvider {
     private final MachineProvider cloud;
     private final Clock clock;
     private final List<Request> requests = new ArrayList<>();
+    /** When a machine asked for was deleted before it registered as a node (it never shows in the request log). */
+    private final List<Instant> withdrawn = new ArrayList<>();
 
     MachineRequests(MachineProvider cloud, Clock clock) {
         this.cloud = cloud;
         this.clock = clock;
+    }
+
+    /** When each machine that never registered was deleted, in order. */
+    synchronized List<Instant> withdrawn() {
+        return List.copyOf(withdrawn);
     }
 
     /** A copy of every request so far, in order. */
@@ -60,7 +67,14 @@ final class MachineRequests implements MachineProvider {
 
     @Override
     public Deletion delete(DesiredPool pool, String machine, boolean replace) {
-        return cloud.delete(pool, machine, replace);
+        boolean unregistered = cloud.machines(pool.name()).stream().anyMatch(m -> m.name().equals(machine) && m.node().isEmpty());
+        Deletion deletion = cloud.delete(pool, machine, replace);
+        if (unregistered && deletion.started()) {
+            synchronized (this) {
+                withdrawn.add(clock.instant());
+            }
+        }
+        return deletion;
     }
 
     @Override

@@ -73,8 +73,12 @@ class ProviderRolloutIT {
 
     /** The pool adopted at 1631.0.0 with its workload; the request log cleared and the cluster read. */
     private Start adopted(RolloutBackend backend, String poolSpec) throws Exception {
-        h = new AgentHarness(tmp, "e2e", POOL, NODES, backend, MACHINE);
-        h.work.write("cluster.yaml", CLUSTER);
+        return adopted(backend, poolSpec, CLUSTER, MACHINE);
+    }
+
+    private Start adopted(RolloutBackend backend, String poolSpec, String clusterSpec, Duration machineDelay) throws Exception {
+        h = new AgentHarness(tmp, "e2e", POOL, NODES, backend, machineDelay);
+        h.work.write("cluster.yaml", clusterSpec);
         h.work.write("pools/web.yaml", poolSpec);
         h.work.commitAndPush("initial");
         h.startAgent("e2e");
@@ -156,6 +160,53 @@ class ProviderRolloutIT {
                 .forEach(e -> disrupted.add(e.getKey()));
         assertThat(disrupted).as("old nodes cordoned or given a surge machine before the first new node was available (%s)%s",
                 canary, RolloutInvariants.writes(log)).hasSize(1);
+    }
+
+    /** The cluster with these daily windows, each {@code (opening, length)} in whole seconds, UTC. */
+    private static String clusterWithWindows(java.time.Instant... openAndClose) {
+        StringBuilder windows = new StringBuilder();
+        for (int i = 0; i < openAndClose.length; i += 2) {
+            java.time.ZonedDateTime t = openAndClose[i].atZone(java.time.ZoneOffset.UTC);
+            windows.append("      - {schedule: \"%d %d %d * * ?\", duration: %ds, timeZone: UTC}\n".formatted(t.getSecond(), t.getMinute(),
+                    t.getHour(), Duration.between(openAndClose[i], openAndClose[i + 1]).toSeconds()));
+        }
+        return CLUSTER + "  maintenance:\n    windows:\n" + windows;
+    }
+
+    @ParameterizedTest
+    @EnumSource(RolloutBackend.class)
+    void aWindowClosingMidRolloutStartsNoNodeUntilTheNextWindowWhichFinishesIt(RolloutBackend backend) throws Exception {
+        Limits limits = new Limits(NODES, 1, 0);
+        java.time.Instant tonight = java.time.Instant.now().plus(Duration.ofHours(12)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        // Machines come 2 s after they are asked for: one node takes about that long, so a 5 s window ends mid-rollout.
+        Start start = adopted(backend, pool("1631.0.0", 1, 0), clusterWithWindows(tonight, tonight.plus(Duration.ofHours(1))),
+                Duration.ofSeconds(2));
+        java.time.Instant open1 = java.time.Instant.now().plus(Duration.ofSeconds(4)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        java.time.Instant close1 = open1.plus(Duration.ofSeconds(5));
+        java.time.Instant open2 = close1.plus(Duration.ofSeconds(8));
+        h.work.write("cluster.yaml", clusterWithWindows(open1, close1, open2, open2.plus(Duration.ofSeconds(60))));
+        push(pool("1632.0.0", 1, 0), "image bump, a short window now and another a little later");
+
+        rolledOutWithin(limits, start);
+
+        // When each old node was first disrupted: its surge machine asked for, or it cordoned.
+        List<RecordedRequest> log = h.kube.requests();
+        java.util.Map<String, java.time.Instant> first = new java.util.TreeMap<>(surgeAsked(log, start));
+        Set<String> old = names(start.nodes());
+        log.stream().filter(SeenRequests::isCordon).forEach(r -> {
+            String node = r.resourcePath().substring("/api/v1/nodes/".length());
+            if (old.contains(node)) {
+                first.merge(node, r.time(), (a, b) -> a.isBefore(b) ? a : b);
+            }
+        });
+        // A reconcile that read the clock just before the close may send its steps just after it.
+        java.time.Instant decided = close1.plus(Duration.ofMillis(1500));
+        String writes = RolloutInvariants.writes(log);
+        assertThat(first).as("every old node disrupted").hasSize(NODES);
+        assertThat(first.values()).as("nothing started before the first window, nor between the windows: %s%s", first, writes)
+                .allMatch(t -> (!t.isBefore(open1) && t.isBefore(decided)) || !t.isBefore(open2));
+        assertThat(first.values()).as("the first window closed mid-rollout: %s", first)
+                .anyMatch(t -> t.isBefore(close1)).anyMatch(t -> !t.isBefore(open2));
     }
 
     /** The old nodes a surge machine was asked for, with when: from the cloud's record, or the MachineDeployment's annotation. */

@@ -386,7 +386,19 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             // Its replicas were lowered for it: its MachineSet removes it; deleting it as well would be a second removal.
             return Deletion.started("machine " + machineName + " of " + name + " is already leaving its MachineSet");
         }
+        String set = label(machine, ClusterApi.SET_NAME_LABEL);
+        List<GenericKubernetesResource> sameSet = p.machines().stream().filter(m -> Objects.equals(set, label(m, ClusterApi.SET_NAME_LABEL))
+                && !m.getMetadata().getName().equals(machineName)).toList();
         if (!partnerLeaving) {
+            // A MachineSet shrinking for a lowered replica removes a Machine being deleted before the one
+            // marked delete-machine (upstream's deletion priority): deleting another Machine of it now would
+            // be counted as that removal, and the marked, drained Machine would stay.
+            Optional<GenericKubernetesResource> leaving = sameSet.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null
+                    && annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) != null).findFirst();
+            if (leaving.isPresent()) {
+                return Deletion.deferred("MachineSet " + set + " is removing machine " + leaving.get().getMetadata().getName()
+                        + " for a lowered replica; deleting " + machineName + " now would be counted instead");
+            }
             if (replace) {
                 // The replacement Cluster API creates must be at the pool's desired template.
                 ObjectNode patch = templatePatch(md, target);
@@ -399,7 +411,12 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             return Deletion.started("deleted machine " + machineName + " of " + name
                     + (replace ? "; Cluster API creates its replacement" : ""));
         }
-        String set = label(machine, ClusterApi.SET_NAME_LABEL);
+        Optional<GenericKubernetesResource> deleting = sameSet.stream().filter(m -> m.getMetadata().getDeletionTimestamp() != null).findFirst();
+        if (deleting.isPresent()) {
+            // Lowered now, the MachineSet would count the Machine being deleted as the one to remove.
+            return Deletion.deferred("machine " + deleting.get().getMetadata().getName() + " of MachineSet " + set
+                    + " is being deleted; replicas are lowered for " + machineName + " once it is gone");
+        }
         Optional<GenericKubernetesResource> shrinksFirst = p.sets().shrinksFirst();
         if (shrinksFirst.isEmpty() || !shrinksFirst.get().getMetadata().getName().equals(set)) {
             return Deletion.deferred("machine " + machineName + " is in MachineSet " + set + ", and Cluster API removes machines of "

@@ -178,11 +178,11 @@ class ProviderRolloutIT {
     void aWindowClosingMidRolloutStartsNoNodeUntilTheNextWindowWhichFinishesIt(RolloutBackend backend) throws Exception {
         Limits limits = new Limits(NODES, 1, 0);
         java.time.Instant tonight = java.time.Instant.now().plus(Duration.ofHours(12)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-        // Machines come 2 s after they are asked for: one node takes about that long, so a 5 s window ends mid-rollout.
+        // Machines come 3 s after they are asked for: one node takes a little longer, so a 4 s window ends mid-rollout.
         Start start = adopted(backend, pool("1631.0.0", 1, 0), clusterWithWindows(tonight, tonight.plus(Duration.ofHours(1))),
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(3));
         java.time.Instant open1 = java.time.Instant.now().plus(Duration.ofSeconds(4)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-        java.time.Instant close1 = open1.plus(Duration.ofSeconds(5));
+        java.time.Instant close1 = open1.plus(Duration.ofSeconds(4));
         java.time.Instant open2 = close1.plus(Duration.ofSeconds(8));
         h.work.write("cluster.yaml", clusterWithWindows(open1, close1, open2, open2.plus(Duration.ofSeconds(60))));
         push(pool("1632.0.0", 1, 0), "image bump, a short window now and another a little later");

@@ -75,6 +75,54 @@ class SandboxIT {
     }
 
     @Test
+    void withClusterApiEveryPoolIsAMachineDeploymentWhoseNodesAreAdoptedAndAnImageBumpReplacesItsMachines() throws Exception {
+        Path spec = Files.createDirectories(tmp.resolve("capi-spec/pools"));
+        Files.writeString(spec.resolveSibling("cluster.yaml"), """
+                apiVersion: nightshift.dev/v1alpha1
+                kind: Cluster
+                metadata: {name: capi}
+                spec:
+                  kubernetes: {version: "1.31.4"}
+                """);
+        Files.writeString(spec.resolve("web.yaml"), """
+                apiVersion: nightshift.dev/v1alpha1
+                kind: WorkerPool
+                metadata: {name: web, cluster: capi}
+                spec:
+                  minimum: 2
+                  maximum: 3
+                  maxSurge: 1
+                  maxUnavailable: 0
+                  interval: 0s
+                  machine: {type: docker, image: {name: kindest-node, version: 1.31.4}}
+                """);
+        try (SandboxProcess sandbox = SandboxProcess.start(tmp, spec.getParent(), "--provider", "cluster-api")) {
+            awaitEveryPoolCurrent(sandbox, sandbox.git("rev-parse", "HEAD").strip());
+            Map<String, String> adopted = rollHashes(sandbox, "web");
+            assertThat(adopted).as("the MachineDeployment's nodes, labelled and stamped by the agent").hasSize(2)
+                    .allSatisfy((node, hash) -> assertThat(node).startsWith("ip-10-0-"))
+                    .containsValues(hashes("capi", sandbox.info().workingClone()).get("web"));
+            assertThat(sandbox.output()).contains("adopted ", "get machinedeployments,machinesets,machines");
+
+            Path web = sandbox.info().workingClone().resolve("pools/web.yaml");
+            Files.writeString(web, Files.readString(web, StandardCharsets.UTF_8).replace("version: 1.31.4}", "version: 1.31.5}"),
+                    StandardCharsets.UTF_8);
+            awaitEveryPoolCurrent(sandbox, sandbox.commitAndPush("web to kindest-node 1.31.5"));
+            // Current as soon as the last old Machine is being deleted; Cluster API removes its node a little later.
+            String wanted = hashes("capi", sandbox.info().workingClone()).get("web");
+            await("the old nodes gone").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> rollHashes(sandbox, "web").values().stream().allMatch(wanted::equals));
+
+            Map<String, String> after = rollHashes(sandbox, "web");
+            assertThat(after).hasSize(2).doesNotContainKeys(adopted.keySet().toArray(String[]::new));
+            assertThat(after.values()).containsOnly(hashes("capi", sandbox.info().workingClone()).get("web"));
+            JsonNode machines = kubectlJson(sandbox, "get", "machines", "-o", "json");
+            assertThat(items(machines).map(m -> m.at("/status/nodeRef/name").asText()).collect(Collectors.toSet()))
+                    .as("the Machines Cluster API has now are those of the nodes").isEqualTo(after.keySet());
+        }
+    }
+
+    @Test
     void unstampedNodesAreAdoptedWithoutBeingReplaced() throws Exception {
         try (SandboxProcess sandbox = SandboxProcess.start(tmp, DEMO_SPEC, "--unstamped")) {
             Map<String, String> spec = hashes("demo", sandbox.info().workingClone());

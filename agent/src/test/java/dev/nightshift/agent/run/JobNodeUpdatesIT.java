@@ -135,7 +135,9 @@ class JobNodeUpdatesIT {
         h.work.commitAndPush("patch release");
         h.agent.pollNow();
 
-        await("every kubelet at 1.31.5").atMost(ROLLOUT).untilAsserted(() -> assertThat(h.nodes("web")).hasSize(3).allSatisfy(n -> {
+        await("every kubelet at 1.31.5").atMost(ROLLOUT)
+                .failFast("an updater pod left Unschedulable", () -> seen().assertNoPodLeftUnschedulable())
+                .untilAsserted(() -> assertThat(h.nodes("web")).hasSize(3).allSatisfy(n -> {
             assertThat(annotation(n, NodeMarks.KUBELET_HASH)).isNotEqualTo(kubeletHash);
             assertThat(n.getStatus().getNodeInfo().getKubeletVersion()).isEqualTo("v1.31.5");
             assertThat(annotation(n, NodeMarks.UPDATE_JOB)).isEmpty();
@@ -171,7 +173,9 @@ class JobNodeUpdatesIT {
         h.work.commitAndPush("in-place image bump");
         h.agent.pollNow();
 
-        await("every node updated in place").atMost(ROLLOUT).untilAsserted(() -> assertThat(h.nodes("web")).hasSize(3).allSatisfy(n -> {
+        await("every node updated in place").atMost(ROLLOUT)
+                .failFast("an updater pod left Unschedulable", () -> seen().assertNoPodLeftUnschedulable())
+                .untilAsserted(() -> assertThat(h.nodes("web")).hasSize(3).allSatisfy(n -> {
             assertThat(annotation(n, NodeMarks.ROLL_HASH)).isNotEqualTo(rollHash);
             assertThat(annotation(n, NodeMarks.UPDATE_JOB)).isEmpty();
             assertThat(n.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);

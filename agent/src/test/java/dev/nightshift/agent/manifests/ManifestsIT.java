@@ -240,8 +240,8 @@ class ManifestsIT {
         assertThat(updater.getAutomountServiceAccountToken()).as("the updater needs no API permission").isFalse();
         Role role = (Role) objects.get(2);
         assertThat(role.getRules()).extracting(PolicyRule::getApiGroups, PolicyRule::getResources, PolicyRule::getVerbs)
-                .containsExactly(tuple(List.of("batch"), List.of("jobs"), List.of("create", "get", "list", "watch", "delete")),
-                        tuple(List.of(""), List.of("pods"), List.of("get", "list", "watch")));
+                .containsExactly(tuple(List.of("batch"), List.of("jobs"), List.of("create", "get", "list", "delete")),
+                        tuple(List.of(""), List.of("pods"), List.of("list")));
         RoleBinding binding = (RoleBinding) objects.get(3);
         assertThat(binding.getRoleRef().getKind() + "/" + binding.getRoleRef().getName()).isEqualTo("Role/" + role.getMetadata().getName());
         ServiceAccount agent = (ServiceAccount) typed(dir.resolve("10-serviceaccount.yaml")).get(0);

@@ -56,7 +56,7 @@ final class AgentHarness implements AutoCloseable {
     /** The Kubernetes version the Cluster API pool is seeded at: the specs' cluster version. */
     static final String KUBERNETES_VERSION = "1.31.4";
 
-    /** {@code nodeUpdates: none}: a pool whose changes all replace machines never asks for an update in place. */
+    /** {@code nodeUpdates: none} (the cluster-api default): never reached; with {@code nodeUpdates.type: job} the agent builds its own updater. */
     private static final NodeUpdater NO_NODE_UPDATES = new NodeUpdater() {
         @Override
         public void updateInPlace(DesiredPool pool, String node) {
@@ -163,8 +163,8 @@ final class AgentHarness implements AutoCloseable {
         agent = switch (backend) {
             case SIMULATED -> new Agent(config, agentClient, machineRequests, provider, Clock.systemUTC(), r -> { });
             // A new provider each time: a restarted agent has no memory but what it wrote to the cluster.
-            case CLUSTER_API -> new Agent(config.with(new AgentConfig.Provider(AgentConfig.Provider.CLUSTER_API))
-                    .with(new AgentConfig.NodeUpdates(Optional.of(AgentConfig.NodeUpdates.NONE))), agentClient,
+            // Node updates as the test configured them (nodeUpdates.type: job), else the provider's default: none.
+            case CLUSTER_API -> new Agent(config.with(new AgentConfig.Provider(AgentConfig.Provider.CLUSTER_API)), agentClient,
                     new ClusterApiMachineProvider(agentClient, new ClusterApiSettings(EmbeddedKubernetes.NAMESPACE, cluster, Map.of()),
                             Clock.systemUTC()), NO_NODE_UPDATES, Clock.systemUTC(), r -> { });
         };

@@ -138,6 +138,12 @@ public final class Demo implements AutoCloseable {
         if (options.exitWhenDone()) {
             return 0;
         }
+        // Cluster API has no node updates of its own: the kubelets restart through one privileged Job per node.
+        if (failed(commit("Kubernetes patch 1.31.5: kubelets restart through one Job per node (kubectl get jobs -n "
+                + EmbeddedWorld.NODE_UPDATES_NAMESPACE + "), no node is drained", Map.of("cluster.yaml",
+                t -> t.replace("version: \"1.31.4\"", "version: \"1.31.5\""))), "the Kubernetes patch")) {
+            return 1;
+        }
         for (int round = 1; ; round++) {
             String images = "[\"busybox:1." + (35 + round) + "\"]";
             if (failed(commit("pre-load busybox 1." + (35 + round) + " (providerConfig.infrastructureTemplate): a new template again",

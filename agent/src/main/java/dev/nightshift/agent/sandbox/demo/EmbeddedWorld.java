@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.random.RandomGeneratorFactory;
 import java.util.stream.IntStream;
 
 import org.eclipse.jgit.api.errors.GitAPIException;
@@ -30,6 +31,9 @@ import dev.nightshift.agent.sandbox.capi.Behaviour;
 import dev.nightshift.agent.sandbox.capi.ClusterApiControllers;
 import dev.nightshift.agent.sandbox.capi.ClusterApiSeeding;
 import dev.nightshift.agent.sandbox.capi.EmbeddedClusterApi;
+import dev.nightshift.agent.sandbox.jobs.JobControllers;
+import dev.nightshift.agent.nodeupdate.JobSettings;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.run.Agent;
@@ -118,6 +122,11 @@ public final class EmbeddedWorld implements AutoCloseable {
 
     /** Where the Cluster API objects live in the embedded cluster. */
     public static final String CLUSTER_API_NAMESPACE = "default";
+    /** Where the agent's node updater Jobs run with {@link Machines#CLUSTER_API} ({@code nodeUpdates.type: job}). */
+    public static final String NODE_UPDATES_NAMESPACE = "nightshift-node-updates";
+    /** The node updater the agent runs with {@link Machines#CLUSTER_API}: the image and command of the README's example. */
+    static final JobSettings NODE_UPDATER = new JobSettings(NODE_UPDATES_NAMESPACE, "registry.example.com/platform/node-updater:1.4",
+            List.of("/bin/update-node"), "nightshift-node-updater", Optional.empty());
 
     private final Path dir;
     private final EmbeddedKubernetes kube;
@@ -130,13 +139,16 @@ public final class EmbeddedWorld implements AutoCloseable {
     private final Machines machines;
     /** The Cluster API controllers, with {@link Machines#CLUSTER_API}. */
     private final Optional<ClusterApiControllers> clusterApi;
+    /** What runs the agent's node updater Jobs, with {@link Machines#CLUSTER_API}. */
+    private final Optional<JobControllers> jobs;
     private volatile Agent agent;
 
     private EmbeddedWorld(Path dir, EmbeddedKubernetes kube, Path kubeconfig, DemoRepository repo,
                           ScheduledExecutorService cloudThreads, SimulatedMachineProvider cloud, Clock clock, Machines machines,
-                          Optional<ClusterApiControllers> clusterApi) {
+                          Optional<ClusterApiControllers> clusterApi, Optional<JobControllers> jobs) {
         this.machines = machines;
         this.clusterApi = clusterApi;
+        this.jobs = jobs;
         this.dir = dir;
         this.kube = kube;
         this.kubeconfig = kubeconfig;
@@ -162,14 +174,22 @@ public final class EmbeddedWorld implements AutoCloseable {
             SimulatedMachineProvider cloud = new SimulatedMachineProvider(kube.client(), threads, clock, new Random(7),
                     setup.bastionPool(), setup.cloud());
             Optional<ClusterApiControllers> clusterApi = Optional.empty();
+            Optional<JobControllers> jobs = Optional.empty();
             if (setup.machines() == Machines.CLUSTER_API) {
                 EmbeddedClusterApi.install(kube);
                 ClusterApiControllers controllers = new ClusterApiControllers(kube.client(), CLUSTER_API_NAMESPACE, threads, clock,
                         new Random(7), Behaviour.demo());
                 controllers.start();
                 clusterApi = Optional.of(controllers);
+                // Cluster API has no node updates of its own: kubelet restarts and in-place updates are Jobs on the nodes.
+                kube.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NODE_UPDATES_NAMESPACE)
+                        .addToLabels("pod-security.kubernetes.io/enforce", "privileged").endMetadata().build()).create();
+                JobControllers updaters = new JobControllers(kube.client(), NODE_UPDATES_NAMESPACE, threads, clock,
+                        RandomGeneratorFactory.of("L64X128MixRandom").create(7), dev.nightshift.agent.sandbox.jobs.Behaviour.demo());
+                updaters.start();
+                jobs = Optional.of(updaters);
             }
-            return new EmbeddedWorld(setup.dir(), kube, kubeconfig, repo, threads, cloud, clock, setup.machines(), clusterApi);
+            return new EmbeddedWorld(setup.dir(), kube, kubeconfig, repo, threads, cloud, clock, setup.machines(), clusterApi, jobs);
         } catch (IOException | GitAPIException | RuntimeException e) {
             threads.shutdownNow();
             kube.close();
@@ -224,9 +244,9 @@ public final class EmbeddedWorld implements AutoCloseable {
                 Optional.of(dir.resolve("cache")), Optional.of(false)));
         Agent starting;
         if (machines == Machines.CLUSTER_API) {
-            // Cluster API has no node updates of its own: in-place and kubelet-only changes are reported, not executed.
+            // Cluster API has no node updates of its own: kubelet restarts and in-place updates are privileged Jobs on the nodes.
             starting = new Agent(config.with(new AgentConfig.Provider(AgentConfig.Provider.CLUSTER_API, AgentConfig.Provider.ClusterApi.DEFAULT))
-                    .with(new AgentConfig.NodeUpdates(Optional.of(AgentConfig.NodeUpdates.NONE))), kube.client(),
+                    .with(AgentConfig.NodeUpdates.job(NODE_UPDATER)), kube.client(),
                     new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(CLUSTER_API_NAMESPACE, cluster, Map.of()), clock),
                     new NoNodeUpdates(), clock, reports);
         } else {
@@ -255,6 +275,8 @@ public final class EmbeddedWorld implements AutoCloseable {
         out.println("  Kubernetes API   " + facts.apiServer() + "   (kubectl --kubeconfig " + facts.kubeconfig() + " get nodes)");
         if (machines == Machines.CLUSTER_API) {
             out.println("  Cluster API      kubectl --kubeconfig " + facts.kubeconfig() + " get machinedeployments,machinesets,machines");
+            out.println("  node updates     kubectl --kubeconfig " + facts.kubeconfig() + " get jobs -n " + NODE_UPDATES_NAMESPACE
+                    + "   (kubelet restarts and in-place updates, one Job per node)");
         }
         out.println("  spec repository  " + facts.repository() + "   (the agent polls it every " + POLL.toSeconds() + "s)");
         out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push: the agent picks it up)");
@@ -287,6 +309,7 @@ public final class EmbeddedWorld implements AutoCloseable {
             agent.close();
         }
         workloads.close();
+        jobs.ifPresent(JobControllers::close);
         clusterApi.ifPresent(ClusterApiControllers::close);
         cloudThreads.shutdownNow();
         repo.close();

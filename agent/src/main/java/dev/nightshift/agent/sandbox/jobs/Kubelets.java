@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.NodeSystemInfo;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -201,12 +202,14 @@ final class Kubelets {
         if (node == null) {
             return;
         }
+        // A kubelet always reports its nodeInfo; a node created without one (the simulated cloud's) gets it now.
+        if (node.getStatus().getNodeInfo() == null) {
+            node.getStatus().setNodeInfo(new NodeSystemInfo());
+        }
         var info = node.getStatus().getNodeInfo();
-        if (info != null) {
-            order.kubeletVersion().ifPresent(info::setKubeletVersion);
-            if (UpdaterOrder.IN_PLACE_UPDATE.equals(order.operation())) {
-                order.osImage().ifPresent(info::setOsImage);
-            }
+        order.kubeletVersion().ifPresent(info::setKubeletVersion);
+        if (UpdaterOrder.IN_PLACE_UPDATE.equals(order.operation())) {
+            order.osImage().ifPresent(info::setOsImage);
         }
         if (wasDown) {
             node.getStatus().setConditions(readyConditions(node, true, "kubelet is posting ready status", now));

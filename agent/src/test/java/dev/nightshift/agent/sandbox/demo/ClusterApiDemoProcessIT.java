@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -67,6 +68,28 @@ class ClusterApiDemoProcessIT {
         assertThat(demo.exitValue()).as("exit code; demo: %s", screen(screen)).isZero();
         assertThat(screen(screen)).contains("every Machine of capi-demo-md-0 runs kindest-node 1.31.5")
                 .contains("lowered capi-demo-md-0's replicas to 3").doesNotContain("FAILED");
+    }
+
+    @Test
+    void afterTheImageBumpTheKubernetesPatchRestartsTheKubeletsThroughJobsThatKubectlLists() throws Exception {
+        Path screen = tmp.resolve("demo.out");
+        demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(),
+                "demo", "--provider", "cluster-api", "--http-port", "0", "--timeout", "120", "--dir", tmp.resolve("demo").toString())
+                .redirectErrorStream(true).redirectOutput(screen.toFile()).start();
+
+        Path kubeconfig = await("the demo prints its kubeconfig").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                .failFast("the demo exited", () -> !demo.isAlive())
+                .until(() -> kubeconfigIn(screen), Optional::isPresent).orElseThrow();
+        assertThat(screen(screen)).as("the banner").contains("get jobs -n nightshift-node-updates");
+        await("the Kubernetes patch pushed").atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500))
+                .failFast("the demo exited", () -> !demo.isAlive())
+                .until(() -> screen(screen).contains("Kubernetes patch 1.31.5"));
+        List<String> jobs = await("kubectl lists the kubelet restarts' Jobs").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(1)).failFast("the demo exited", () -> !demo.isAlive())
+                .until(() -> Kubectl.run(tmp, kubeconfig, "get", "jobs", "-n", "nightshift-node-updates", "-o", "name").stdout().lines()
+                        .map(String::trim).filter(l -> l.startsWith("job.batch/nightshift-kubelet-")).toList(), l -> !l.isEmpty());
+        assertThat(jobs).as("kubelet restart Jobs of the demo's nodes").allMatch(j -> j.matches("job\\.batch/nightshift-kubelet-ip-10-0-.*"));
+        assertThat(screen(screen)).doesNotContain("FAILED");
     }
 
     private static Optional<Path> kubeconfigIn(Path screen) throws IOException {

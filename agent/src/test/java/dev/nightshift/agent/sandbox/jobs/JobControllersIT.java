@@ -201,6 +201,9 @@ class JobControllersIT {
                 .satisfies(c -> assertThat(c.getState().getTerminated().getExitCode()).isZero());
         assertThat(cluster.requests()).filteredOn(r -> r.isWrite() && (r.path().contains("/pods") || r.path().contains("/jobs/")))
                 .extracting(RecordedRequest::userAgent).containsOnly(JobControllers.USER_AGENT);
+        // The kubelet reports its node's status once more after the pod ended (Ready's heartbeat moves on); then quiet.
+        Instant ended = Instant.parse(pod.getStatus().getContainerStatuses().get(0).getState().getTerminated().getFinishedAt());
+        await().atMost(WAIT).until(() -> !Instant.parse(ready(NODE).getLastHeartbeatTime()).isBefore(ended));
         long writes = doublesWrites();
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6)).until(() -> doublesWrites() == writes);
     }

@@ -39,6 +39,9 @@ final class KubeSeam implements AutoCloseable {
     final StepExecutor executor;
     private final ScheduledExecutorService cloud;
     private final Evictor evictor;
+    /** The executor's own client: the request log tells its writes from the cloud's and the test's by its User-Agent. */
+    private final io.fabric8.kubernetes.client.KubernetesClient agentClient;
+    static final String AGENT = "nightshift-executor-under-test";
 
     KubeSeam(Clock clock, SimulatedMachineProvider.Behaviour behaviour, StampedHash roll, StampedHash kubelet) {
         kube = EmbeddedKubernetes.start();
@@ -46,9 +49,11 @@ final class KubeSeam implements AutoCloseable {
         provider = new SimulatedMachineProvider(kube.client(), cloud, clock, new Random(1), pool -> false, behaviour);
         provider.seed(POOL, NODE, Optional.of(roll), Optional.of(kubelet));
         observer = new ClusterObserver(kube.client(), "nightshift-system", provider, () -> { }, clock);
-        evictor = new Evictor(kube.client().getConfiguration());
-        executor = new StepExecutor(kube.client(), evictor, observer, provider, provider, pool -> TestClusters.oneWebPool().pools().get(0), clock,
-                new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
+        agentClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+                new io.fabric8.kubernetes.client.ConfigBuilder(kube.config()).withUserAgent(AGENT).build()).build();
+        evictor = new Evictor(agentClient.getConfiguration());
+        executor = new StepExecutor(agentClient, evictor, observer, provider, provider, pool -> TestClusters.oneWebPool().pools().get(0), clock,
+                new EventRecorder(agentClient, clock, EventRecorder.COMPONENT));
     }
 
     /** A cloud whose delays (registration, in-place update, kubelet restart) never run out during a test. */
@@ -85,8 +90,9 @@ final class KubeSeam implements AutoCloseable {
     }
 
     /** The requests that changed something (all but GET and WATCH), after those before {@link EmbeddedKubernetes#clearRequests()}. */
+    /** The executor's writes (the simulated cloud writes too, on its own threads, as a cloud would). */
     List<RecordedRequest> writes() {
-        return kube.requests().stream().filter(RecordedRequest::isWrite).toList();
+        return kube.requests().stream().filter(r -> r.isWrite() && AGENT.equals(r.userAgent())).toList();
     }
 
     Node node() {
@@ -108,6 +114,13 @@ final class KubeSeam implements AutoCloseable {
         observer.close();
         evictor.close();
         cloud.shutdownNow();
+        try {
+            // A write of the cloud's still under way when the server stops stalls the mock server's shutdown.
+            cloud.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        agentClient.close();
         kube.close();
     }
 }

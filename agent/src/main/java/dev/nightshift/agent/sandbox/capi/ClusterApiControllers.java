@@ -15,9 +15,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
 import org.slf4j.Logger;
@@ -26,12 +23,11 @@ import org.slf4j.LoggerFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.nightshift.agent.sandbox.embedded.ControllerLoop;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import dev.nightshift.agent.sandbox.capi.MachineSetScaling.DeletionOrder;
@@ -74,18 +70,14 @@ public final class ClusterApiControllers implements AutoCloseable {
 
     private final KubernetesClient client;
     private final String namespace;
-    private final ScheduledExecutorService executor;
     private final Clock clock;
     private final RandomGenerator random;
     private final Behaviour behaviour;
     private final CapiObjects objects;
     private final MachineLifecycle machines;
-    private final AtomicBoolean passQueued = new AtomicBoolean();
     private final Set<String> warnedStrategies = new HashSet<>();
+    private final ControllerLoop loop;
     private final List<SharedIndexInformer<? extends HasMetadata>> informers = new ArrayList<>();
-    private final Object passLock = new Object();
-    private volatile boolean closed;
-    private ScheduledFuture<?> resync;
 
     /**
      * @param api       a client for the embedded API; the double builds its own from its configuration (own
@@ -99,59 +91,32 @@ public final class ClusterApiControllers implements AutoCloseable {
         this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.getConfiguration())
                 .withUserAgent(USER_AGENT).withRequestRetryBackoffLimit(0).build()).build();
         this.namespace = namespace;
-        this.executor = executor;
         this.clock = clock;
         this.random = random;
         this.behaviour = behaviour;
         this.objects = new CapiObjects(client, namespace);
+        this.loop = new ControllerLoop("CAPI double", LOG, executor, behaviour.resync(), this::reconcile);
         this.machines = new MachineLifecycle(client, objects, namespace, clock, random, behaviour, this::passIn);
     }
 
     /** Starts watching and reconciling; returns once the watches are open. */
     public void start() {
-        ResourceEventHandler<HasMetadata> trigger = new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(HasMetadata obj) {
-                passSoon();
-            }
-
-            @Override
-            public void onUpdate(HasMetadata oldObj, HasMetadata newObj) {
-                passSoon();
-            }
-
-            @Override
-            public void onDelete(HasMetadata obj, boolean deletedFinalStateUnknown) {
-                passSoon();
-            }
-        };
         for (var kind : List.of(ClusterApiResources.MACHINE_DEPLOYMENTS, ClusterApiResources.MACHINE_SETS,
                 ClusterApiResources.MACHINES, ClusterApiResources.CLUSTERS)) {
-            informers.add(client.genericKubernetesResources(kind).inNamespace(namespace).inform(handler(trigger), 0));
+            informers.add(client.genericKubernetesResources(kind).inNamespace(namespace).inform(loop.trigger(), 0));
         }
-        informers.add(client.nodes().inform(handler(trigger), 0));
-        long period = behaviour.resync().toMillis();
-        resync = executor.scheduleWithFixedDelay(this::passSoon, period, period, TimeUnit.MILLISECONDS);
-        passSoon();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T extends HasMetadata> ResourceEventHandler<T> handler(ResourceEventHandler<HasMetadata> trigger) {
-        return (ResourceEventHandler<T>) (ResourceEventHandler<?>) trigger;
+        informers.add(client.nodes().inform(loop.trigger(), 0));
+        loop.start();
     }
 
     /** Stops watching and reconciling and closes the double's own client. Machines keep their state. */
     @Override
     public void close() {
-        closed = true;
-        if (resync != null) {
-            resync.cancel(false);
-        }
-        synchronized (passLock) {
-            // After the pass under way, so that no write of the double is still producing watch events.
+        // After the pass under way, so that no write of the double is still producing watch events.
+        loop.close(() -> {
             informers.forEach(SharedIndexInformer::close);
             client.close();
-        }
+        });
     }
 
     /**
@@ -161,9 +126,7 @@ public final class ClusterApiControllers implements AutoCloseable {
      * MachineSet once it is gone. Runs on the caller's thread.
      */
     public void healthCheckFails(String machineName) {
-        synchronized (passLock) {
-            machines.healthCheckFails(machineName);
-        }
+        loop.betweenPasses(() -> machines.healthCheckFails(machineName));
         passSoon();
     }
 
@@ -179,34 +142,11 @@ public final class ClusterApiControllers implements AutoCloseable {
 
     /** Queues one pass now unless one is already queued. */
     void passSoon() {
-        if (!closed && passQueued.compareAndSet(false, true)) {
-            executor.execute(this::pass);
-        }
+        loop.passSoon();
     }
 
     private void passIn(Duration delay) {
-        if (!closed) {
-            executor.schedule(this::passSoon, Math.max(delay.toMillis(), 1), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    private void pass() {
-        passQueued.set(false);
-        synchronized (passLock) {
-            if (closed) {
-                return;
-            }
-            try {
-                reconcile();
-            } catch (KubernetesClientException e) {
-                // A conflict or a refusal: the world moved; the next pass reads it again.
-                LOG.debug("CAPI double: pass interrupted by {}, retrying", e.getMessage());
-                passIn(Duration.ofMillis(50));
-            } catch (RuntimeException e) {
-                LOG.warn("CAPI double: pass failed, retrying", e);
-                passIn(behaviour.resync());
-            }
-        }
+        loop.passIn(delay);
     }
 
     private void reconcile() {

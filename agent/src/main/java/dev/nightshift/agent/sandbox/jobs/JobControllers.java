@@ -6,14 +6,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.nightshift.agent.sandbox.embedded.ControllerLoop;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -21,8 +19,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import dev.nightshift.agent.sandbox.jobs.Faults.Kind;
@@ -49,17 +45,13 @@ public final class JobControllers implements AutoCloseable {
 
     private final KubernetesClient client;
     private final String namespace;
-    private final ScheduledExecutorService executor;
     private final Clock clock;
     private final Behaviour behaviour;
     private final Faults faults;
     private final JobSync jobs;
     private final Kubelets kubelets;
-    private final AtomicBoolean passQueued = new AtomicBoolean();
+    private final ControllerLoop loop;
     private final List<SharedIndexInformer<? extends HasMetadata>> informers = new ArrayList<>();
-    private final Object passLock = new Object();
-    private volatile boolean closed;
-    private ScheduledFuture<?> resync;
 
     /**
      * @param api       a client for the embedded API; the double builds its own from its configuration (own
@@ -73,57 +65,30 @@ public final class JobControllers implements AutoCloseable {
         this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.getConfiguration())
                 .withUserAgent(USER_AGENT).withRequestRetryBackoffLimit(0).build()).build();
         this.namespace = namespace;
-        this.executor = executor;
         this.clock = clock;
         this.behaviour = behaviour;
         this.faults = new Faults(random, behaviour);
+        this.loop = new ControllerLoop("Job double", LOG, executor, behaviour.resync(), () -> reconcile(clock.instant()));
         this.jobs = new JobSync(client, namespace, behaviour, () -> random.nextInt(SUFFIX_ALPHABET), this::passIn);
         this.kubelets = new Kubelets(client, namespace, behaviour, faults, this::passIn);
     }
 
     /** Starts watching and reconciling; returns once the watches are open. */
     public void start() {
-        ResourceEventHandler<HasMetadata> trigger = new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(HasMetadata obj) {
-                passSoon();
-            }
-
-            @Override
-            public void onUpdate(HasMetadata oldObj, HasMetadata newObj) {
-                passSoon();
-            }
-
-            @Override
-            public void onDelete(HasMetadata obj, boolean deletedFinalStateUnknown) {
-                passSoon();
-            }
-        };
-        informers.add(client.batch().v1().jobs().inNamespace(namespace).inform(handler(trigger), 0));
-        informers.add(client.pods().inNamespace(namespace).inform(handler(trigger), 0));
-        informers.add(client.nodes().inform(handler(trigger), 0));
-        long period = behaviour.resync().toMillis();
-        resync = executor.scheduleWithFixedDelay(this::passSoon, period, period, TimeUnit.MILLISECONDS);
-        passSoon();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T extends HasMetadata> ResourceEventHandler<T> handler(ResourceEventHandler<HasMetadata> trigger) {
-        return (ResourceEventHandler<T>) (ResourceEventHandler<?>) trigger;
+        informers.add(client.batch().v1().jobs().inNamespace(namespace).inform(loop.trigger(), 0));
+        informers.add(client.pods().inNamespace(namespace).inform(loop.trigger(), 0));
+        informers.add(client.nodes().inform(loop.trigger(), 0));
+        loop.start();
     }
 
     /** Stops watching and reconciling and closes the double's own client. Jobs, pods and nodes keep their state. */
     @Override
     public void close() {
-        closed = true;
-        if (resync != null) {
-            resync.cancel(false);
-        }
-        synchronized (passLock) {
-            // After the pass under way, so that no write of the double is still producing watch events.
+        // After the pass under way, so that no write of the double is still producing watch events.
+        loop.close(() -> {
             informers.forEach(SharedIndexInformer::close);
             client.close();
-        }
+        });
     }
 
     /**
@@ -159,34 +124,11 @@ public final class JobControllers implements AutoCloseable {
 
     /** Queues one pass now unless one is already queued. */
     void passSoon() {
-        if (!closed && passQueued.compareAndSet(false, true)) {
-            executor.execute(this::pass);
-        }
+        loop.passSoon();
     }
 
     private void passIn(Duration delay) {
-        if (!closed) {
-            executor.schedule(this::passSoon, Math.max(delay.toMillis(), 1), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    private void pass() {
-        passQueued.set(false);
-        synchronized (passLock) {
-            if (closed) {
-                return;
-            }
-            try {
-                reconcile(clock.instant());
-            } catch (KubernetesClientException e) {
-                // A conflict or a refusal: the world moved; the next pass reads it again.
-                LOG.debug("Job double: pass interrupted by {}, retrying", e.getMessage());
-                passIn(Duration.ofMillis(50));
-            } catch (RuntimeException e) {
-                LOG.warn("Job double: pass failed, retrying", e);
-                passIn(behaviour.resync());
-            }
-        }
+        loop.passIn(delay);
     }
 
     private void reconcile(Instant now) {

@@ -92,11 +92,8 @@ class ClusterApiRbacIT {
                 .filter(d -> !d.file().getFileName().toString().contains("simulated")).toList());
         List<Manifests.Document> clusterApiDocuments = Manifests.read(CLUSTER_API_RBAC);
         documents.addAll(clusterApiDocuments);
-        Manifests.Document deployment = documents.stream().filter(d -> d.kind().equals("Deployment")).findFirst().orElseThrow();
-        String serviceAccount = String.valueOf(Manifests.map(Manifests.map(Manifests.map(deployment.content().get("spec"))
-                .get("template")).get("spec")).get("serviceAccountName"));
-        rbac = Rbac.forServiceAccount(documents, deployment.namespace(), serviceAccount);
-        clusterApiGrants = Rbac.forServiceAccount(clusterApiDocuments, deployment.namespace(), serviceAccount).grants();
+        rbac = Rbac.forAgent(documents, documents);
+        clusterApiGrants = Rbac.forAgent(documents, clusterApiDocuments).grants();
 
         Path served = Files.createDirectories(tmp.resolve("served"));
         ScheduledExecutorService threads = Executors.newScheduledThreadPool(2);

@@ -98,11 +98,8 @@ class JobUpdaterRbacIT {
         List<Manifests.Document> documents = new ArrayList<>(Manifests.applied(Manifests.directory()));
         List<Manifests.Document> jobDocuments = Manifests.read(JOB_UPDATER_RBAC);
         documents.addAll(jobDocuments);
-        Manifests.Document deployment = documents.stream().filter(d -> d.kind().equals("Deployment")).findFirst().orElseThrow();
-        String serviceAccount = String.valueOf(Manifests.map(Manifests.map(Manifests.map(deployment.content().get("spec"))
-                .get("template")).get("spec")).get("serviceAccountName"));
-        rbac = Rbac.forServiceAccount(documents, deployment.namespace(), serviceAccount);
-        jobUpdaterGrants = Rbac.forServiceAccount(jobDocuments, deployment.namespace(), serviceAccount).grants();
+        rbac = Rbac.forAgent(documents, documents);
+        jobUpdaterGrants = Rbac.forAgent(documents, jobDocuments).grants();
 
         Path served = Files.createDirectories(tmp.resolve("served"));
         ScheduledExecutorService threads = Executors.newScheduledThreadPool(2);

@@ -57,6 +57,17 @@ final class Rbac {
         this.grants = List.copyOf(grants);
     }
 
+    /**
+     * The grants of {@code documents} to the agent: the ServiceAccount that the Deployment among
+     * {@code deployed} runs as, in the Deployment's namespace.
+     */
+    static Rbac forAgent(List<Manifests.Document> deployed, List<Manifests.Document> documents) {
+        Manifests.Document deployment = deployed.stream().filter(d -> d.kind().equals("Deployment")).findFirst().orElseThrow();
+        String serviceAccount = String.valueOf(Manifests.map(Manifests.map(Manifests.map(deployment.content().get("spec"))
+                .get("template")).get("spec")).get("serviceAccountName"));
+        return forServiceAccount(documents, deployment.namespace(), serviceAccount);
+    }
+
     /** The grants of {@code documents} to the ServiceAccount {@code namespace/name}. */
     static Rbac forServiceAccount(List<Manifests.Document> documents, String namespace, String name) {
         List<Grant> grants = new ArrayList<>();

@@ -115,10 +115,7 @@ class RbacIT {
     @BeforeAll
     void runTheAgentThroughARollout() throws Exception {
         List<Manifests.Document> applied = Manifests.applied(Manifests.directory());
-        Manifests.Document deployment = applied.stream().filter(d -> d.kind().equals("Deployment")).findFirst().orElseThrow();
-        String serviceAccount = String.valueOf(Manifests.map(Manifests.map(Manifests.map(deployment.content().get("spec"))
-                .get("template")).get("spec")).get("serviceAccountName"));
-        rbac = Rbac.forServiceAccount(applied, deployment.namespace(), serviceAccount);
+        rbac = Rbac.forAgent(applied, applied);
 
         Path served = Files.createDirectories(tmp.resolve("served"));
         ScheduledExecutorService cloud = Executors.newScheduledThreadPool(2);

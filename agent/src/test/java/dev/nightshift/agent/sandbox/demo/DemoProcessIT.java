@@ -11,14 +11,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,37 +32,20 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
  */
 class DemoProcessIT {
 
-    private static final Path JAR = Path.of(System.getProperty("nightshift.jar", "target/nightshift.jar"));
-    /** The banner's hint, e.g. {@code (kubectl --kubeconfig /tmp/x/kubeconfig get nodes)}. */
-    private static final Pattern KUBECONFIG = Pattern.compile("kubectl --kubeconfig (\\S+) get nodes");
     /** A node of one of the demo's pools; its bastion pool has machines but never nodes. */
     private static final Pattern DEMO_NODE = Pattern.compile("node/(batch|cpu-worker|gpu-worker)-[0-9a-z]+");
 
     @TempDir
     Path tmp;
 
-    private Process demo;
-
-
-    @AfterEach
-    void killLeftovers() {
-        // Only when the test failed before it stopped the demo itself.
-        if (demo != null && demo.isAlive()) {
-            demo.descendants().forEach(ProcessHandle::destroyForcibly);
-            demo.destroyForcibly();
-        }
-    }
+    @AutoClose
+    private DemoProcess demo;
 
     @Test
     void aRealKubectlListsTheNodesOfARunningDemoAndStoppingItLeavesNothingRunning() throws Exception {
-        Path screen = tmp.resolve("demo.out");
-        demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(),
-                "demo", "--http-port", "0", "--dir", tmp.resolve("demo").toString())
-                .redirectErrorStream(true).redirectOutput(screen.toFile()).start();
+        demo = DemoProcess.start(tmp, "--http-port", "0");
 
-        Path kubeconfig = await("the demo prints its kubeconfig").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
-                .failFast("the demo exited", () -> !demo.isAlive())
-                .until(() -> kubeconfigIn(screen), Optional::isPresent).orElseThrow();
+        Path kubeconfig = demo.awaitKubeconfig();
 
         // The demo starts rolling its pools at once: kubectl's list is bracketed by two reads of the
         // same API, so that a node replaced meanwhile cannot make the test flaky.
@@ -72,7 +53,7 @@ class DemoProcessIT {
         Kubectl.Run run = kubectl(kubeconfig, "get", "nodes", "-o", "name");
         Set<String> after = nodes(kubeconfig);
 
-        assertThat(run.exitCode()).as("exit code; stderr: %s; demo: %s", run.stderr(), screen(screen)).isZero();
+        assertThat(run.exitCode()).as("exit code; stderr: %s; demo: %s", run.stderr(), demo.screen()).isZero();
         List<String> listed = run.stdout().lines().toList();
         assertThat(listed).as("the demo's nodes").isNotEmpty().allMatch(DEMO_NODE.asMatchPredicate());
         Set<String> stable = new HashSet<>(before);
@@ -82,10 +63,10 @@ class DemoProcessIT {
         assertThat(stable).as("nodes present throughout").isNotEmpty();
         assertThat(listed).containsAll(stable).allMatch(seen::contains);
 
-        List<ProcessHandle> tree = new ArrayList<>(demo.descendants().toList());
-        tree.add(demo.toHandle());
-        demo.destroy();
-        assertThat(demo.waitFor(30, TimeUnit.SECONDS)).as("the demo stops on SIGTERM; demo: %s", screen(screen)).isTrue();
+        List<ProcessHandle> tree = new ArrayList<>(demo.process().descendants().toList());
+        tree.add(demo.process().toHandle());
+        demo.process().destroy();
+        assertThat(demo.process().waitFor(30, TimeUnit.SECONDS)).as("the demo stops on SIGTERM; demo: %s", demo.screen()).isTrue();
         await("the demo's process and every child gone").atMost(Duration.ofSeconds(30))
                 .until(() -> tree.stream().noneMatch(ProcessHandle::isAlive));
         assertThat(kubectl(kubeconfig, "get", "nodes", "-o", "name").exitCode()).as("the demo's API server went with it")
@@ -94,23 +75,11 @@ class DemoProcessIT {
 
     @Test
     void exitWhenDoneExitsZeroFromTheJarOnceEveryPoolRunsTheBumpedImage() throws Exception {
-        Path screen = tmp.resolve("demo.out");
-        demo = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(),
-                "demo", "--exit-when-done", "--http-port", "0", "--timeout", "120", "--dir", tmp.resolve("demo").toString())
-                .redirectErrorStream(true).redirectOutput(screen.toFile()).start();
+        demo = DemoProcess.start(tmp, "--exit-when-done", "--http-port", "0", "--timeout", "120");
 
-        assertThat(demo.waitFor(150, TimeUnit.SECONDS)).as("the demo exits by itself; demo: %s", screen(screen)).isTrue();
-        assertThat(demo.exitValue()).as("exit code; demo: %s", screen(screen)).isZero();
-        assertThat(screen(screen)).contains("every pool runs gardenlinux 1632.0.0").doesNotContain("FAILED");
-    }
-
-    private static Optional<Path> kubeconfigIn(Path screen) throws IOException {
-        Matcher m = KUBECONFIG.matcher(screen(screen));
-        return m.find() ? Optional.of(Path.of(m.group(1))) : Optional.empty();
-    }
-
-    private static String screen(Path screen) throws IOException {
-        return Files.exists(screen) ? Files.readString(screen, StandardCharsets.UTF_8) : "";
+        assertThat(demo.process().waitFor(150, TimeUnit.SECONDS)).as("the demo exits by itself; demo: %s", demo.screen()).isTrue();
+        assertThat(demo.process().exitValue()).as("exit code; demo: %s", demo.screen()).isZero();
+        assertThat(demo.screen()).contains("every pool runs gardenlinux 1632.0.0").doesNotContain("FAILED");
     }
 
     /** The node names the API behind {@code kubeconfig} holds now, in kubectl's {@code -o name} form. */

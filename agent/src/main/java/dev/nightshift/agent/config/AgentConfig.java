@@ -93,24 +93,63 @@ public record AgentConfig(
      * machines. A mapping, so that a provider's own settings can join {@code type}.
      *
      * @param clusterApi the {@code cluster-api} provider's settings ({@code provider.clusterApi}); the defaults for other types
+     * @param http       the {@code http} provider's settings ({@code provider.http}); the defaults for other types
      */
-    public record Provider(String type, ClusterApi clusterApi) {
+    public record Provider(String type, ClusterApi clusterApi, Http http) {
 
         /** {@code simulated}: machines become Node objects of the cluster itself; for the embedded cluster and test clusters. */
         public static final String SIMULATED = "simulated";
         /** {@code cluster-api}: machines are Cluster API Machines of one MachineDeployment per pool. */
         public static final String CLUSTER_API = "cluster-api";
+        /** {@code http}: machines come from a cloud adapter serving the machine API ({@code provider.http}). */
+        public static final String HTTP = "http";
         /** Every provider this release has. */
-        public static final List<String> TYPES = List.of(SIMULATED, CLUSTER_API);
+        public static final List<String> TYPES = List.of(SIMULATED, CLUSTER_API, HTTP);
 
         /** With the default settings of every provider. */
         public Provider(String type) {
-            this(type, ClusterApi.DEFAULT);
+            this(type, ClusterApi.DEFAULT, Http.DEFAULT);
+        }
+
+        public Provider(String type, ClusterApi clusterApi) {
+            this(type, clusterApi, Http.DEFAULT);
+        }
+
+        public Provider(String type, Http http) {
+            this(type, ClusterApi.DEFAULT, http);
         }
 
         /** Another type, the settings kept (a {@code --provider} flag over the file's). */
         public Provider withType(String other) {
-            return new Provider(other, clusterApi);
+            return new Provider(other, clusterApi, http);
+        }
+
+        /** Other {@code provider.http} settings. */
+        public Provider with(Http other) {
+            return new Provider(type, clusterApi, other);
+        }
+
+        /**
+         * Where the machine API is ({@code provider.http}).
+         *
+         * @param url       the API's base URL (the paths {@code /v1/…} are appended); required to run
+         * @param tokenFile the bearer token's file, read on every request (a secret: only its path is
+         *                  ever shown or logged); required to run
+         * @param caFile    PEM certificates to trust for an HTTPS URL besides the JDK's
+         * @param timeout   how long one request may take before it is retried
+         */
+        public record Http(Optional<java.net.URI> url, Optional<Path> tokenFile, Optional<Path> caFile, java.time.Duration timeout) {
+
+            public static final java.time.Duration DEFAULT_TIMEOUT = java.time.Duration.ofSeconds(30);
+            public static final Http DEFAULT = new Http(Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_TIMEOUT);
+
+            public Http withUrl(java.net.URI other) {
+                return new Http(Optional.of(other), tokenFile, caFile, timeout);
+            }
+
+            public Http withTokenFile(Path other) {
+                return new Http(url, Optional.of(other), caFile, timeout);
+            }
         }
 
         /**

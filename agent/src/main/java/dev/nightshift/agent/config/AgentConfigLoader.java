@@ -77,6 +77,7 @@ public final class AgentConfigLoader {
         Map<String, Node> validation = r.section(top, "validation");
         Map<String, Node> provider = r.section(top, "provider");
         Map<String, Node> clusterApi = r.section(provider, "provider.clusterApi");
+        Map<String, Node> httpProvider = r.section(provider, "provider.http");
         Map<String, Node> nodeUpdates = r.section(top, "nodeUpdates");
         Map<String, Node> job = r.section(nodeUpdates, "nodeUpdates.job");
         // Read in this order, so that the errors come in the order they always have.
@@ -91,11 +92,12 @@ public final class AgentConfigLoader {
         AgentConfig config = new AgentConfig(source, cluster, port, hook,
                 r.string(top, "cacheDir").map(Path::of).orElse(d.cacheDir()),
                 r.string(top, "dryRun").map(v -> r.bool(top.get("dryRun"), "dryRun", v)).orElse(d.dryRun()),
-                leader, checks, provider(r, top, provider, clusterApi), AgentConfig.NodeUpdates.DEFAULT);
+                leader, checks, provider(r, top, provider, clusterApi, httpProvider), AgentConfig.NodeUpdates.DEFAULT);
         config = config.with(nodeUpdates(r, top, nodeUpdates, job, config.provider()));
         r.only(top, "", Set.of("git", "cluster", "http", "webhook", "cacheDir", "dryRun", "leaderElection", "validation", "provider",
                 "nodeUpdates"));
-        r.only(provider, "provider", Set.of("type", "clusterApi"));
+        r.only(provider, "provider", Set.of("type", "clusterApi", "http"));
+        r.only(httpProvider, "provider.http", Set.of("url", "tokenFile", "caFile", "timeout"));
         r.only(clusterApi, "provider.clusterApi", Set.of("namespace", "kubeconfigFile", "infrastructure"));
         r.only(nodeUpdates, "nodeUpdates", Set.of("type", "job"));
         r.only(job, "nodeUpdates.job", Set.of("namespace", "image", "command", "serviceAccount", "activeDeadline"));
@@ -163,7 +165,7 @@ public final class AgentConfigLoader {
      * for {@code cluster-api}; empty when the file names none (then the flag must).
      */
     private static Optional<AgentConfig.Provider> provider(Reader r, Map<String, Node> top, Map<String, Node> provider,
-                                                           Map<String, Node> clusterApi) {
+                                                           Map<String, Node> clusterApi, Map<String, Node> http) {
         if (top.containsKey("provider") && !provider.containsKey("type")) {
             r.error(top.get("provider"), "provider.type", "is required: one of " + String.join(", ", AgentConfig.Provider.TYPES));
             return Optional.empty();
@@ -194,7 +196,43 @@ public final class AgentConfigLoader {
             }
             r.error(provider.get("clusterApi"), "provider.clusterApi", "is for provider type cluster-api, not " + type);
             return false;
-        }).map(type -> new AgentConfig.Provider(type, capi));
+        }).filter(type -> {
+            if (!provider.containsKey("http") || type.equals(AgentConfig.Provider.HTTP)) {
+                return true;
+            }
+            r.error(provider.get("http"), "provider.http", "is for provider type http, not " + type);
+            return false;
+        }).map(type -> new AgentConfig.Provider(type, capi, httpProvider(r, http)));
+    }
+
+    /** {@code provider.http}: the machine API's URL, token file, CA file and request timeout. */
+    private static AgentConfig.Provider.Http httpProvider(Reader r, Map<String, Node> http) {
+        AgentConfig.Provider.Http d = AgentConfig.Provider.Http.DEFAULT;
+        Optional<java.net.URI> url = r.string(http, "provider.http.url").flatMap(text -> {
+            Optional<java.net.URI> parsed = machineApiUrl(text);
+            if (parsed.isEmpty()) {
+                r.error(http.get("url"), "provider.http.url", "must be an http:// or https:// URL with a host, got \"" + text + "\"");
+            }
+            return parsed;
+        });
+        Duration timeout = r.string(http, "provider.http.timeout")
+                .flatMap(v -> r.duration(http.get("timeout"), "provider.http.timeout", v))
+                .filter(v -> r.atLeast(http.get("timeout"), "provider.http.timeout", v, Duration.ofSeconds(1)))
+                .orElse(d.timeout());
+        // Secrets: their paths only, never their content, go anywhere.
+        return new AgentConfig.Provider.Http(url, r.string(http, "provider.http.tokenFile").map(Path::of),
+                r.string(http, "provider.http.caFile").map(Path::of), timeout);
+    }
+
+    /** An http(s) URL with a host and without user info (the token goes in a file, never in the URL). */
+    public static Optional<java.net.URI> machineApiUrl(String text) {
+        try {
+            java.net.URI uri = new java.net.URI(text);
+            boolean web = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
+            return web && uri.getHost() != null && uri.getUserInfo() == null && uri.getQuery() == null ? Optional.of(uri) : Optional.empty();
+        } catch (java.net.URISyntaxException e) {
+            return Optional.empty();
+        }
     }
 
     /** The pointers a field of the pool may be written at in a template kind, each RFC 6901. */

@@ -185,6 +185,11 @@ public final class ClusterObserver implements AutoCloseable {
         return new ObservedCluster(observed, controlPlaneReady, maintenance, status, controlPlaneNodes);
     }
 
+    /** A reconcile begins: the machine provider forgets what it read for the last one. */
+    public void refresh() {
+        provider.refresh();
+    }
+
     /**
      * Machines of these pools whose node registered but does not carry the pool label yet (the
      * provider knows the node; the node does not know its pool).

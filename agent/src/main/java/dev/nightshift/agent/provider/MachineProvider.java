@@ -22,6 +22,13 @@ public interface MachineProvider extends AutoCloseable {
     }
 
     /**
+     * A reconcile begins: what was read from the provider for the last one is stale. A provider
+     * that is not watched (an HTTP API) lists each pool at most once per reconcile, from here on.
+     */
+    default void refresh() {
+    }
+
+    /**
      * Brings the provider's own records of the pool up to date before a plan (e.g. pairs surge
      * machines with their old partners, deletes templates nothing uses). Called only by the
      * replica that acts, never in a dry run.

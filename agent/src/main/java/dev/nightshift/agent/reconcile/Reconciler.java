@@ -248,6 +248,8 @@ public final class Reconciler implements AutoCloseable {
                 settings.validationsRequired());
         Set<String> pools = new HashSet<>();
         desired.pools().forEach(p -> pools.add(p.name()));
+        // What the provider answered for the last reconcile is stale now; each pool is listed at most once from here on.
+        observer.refresh();
         if (leading && !settings.dryRun()) {
             desired.pools().stream().sorted(java.util.Comparator.comparing(DesiredPool::name))
                     .forEach(p -> executor.settle(p, observer.unmarked(p.name())));

@@ -1,0 +1,175 @@
+package dev.nightshift.agent.provider.http;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.provider.Machine;
+import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.strategies.model.DesiredPool;
+
+/**
+ * Provider {@code http}: machines come from a cloud adapter that serves the machine API
+ * ({@link MachineApi}). The adapter keeps the machines; the agent keeps nothing it could not read
+ * again, so a crashed agent lists the pool and goes on.
+ *
+ * <p>A pool is listed at most once per reconcile ({@link #refresh} starts one) and the answers to
+ * this reconcile's writes are folded into that listing. While a pool has machines that change on
+ * their own (creating, updating, deleting), a reconcile is asked for at least every
+ * {@link #POLL}: the API has no watch.
+ *
+ * <p>A machine's {@code annotations} are the hashes it was created (or updated, or stamped) with
+ * and its surge partner; the agent copies them onto its node when the node registers
+ * ({@link dev.nightshift.agent.kube.StepExecutor#settle}).
+ */
+public final class HttpMachineProvider implements MachineProvider {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpMachineProvider.class);
+
+    /** The longest the agent goes without listing a pool whose machines are changing. */
+    public static final Duration POLL = Duration.ofSeconds(30);
+
+    private final MachineApi api;
+    private final Duration poll;
+    /** This reconcile's listing of each pool, with the answers of its writes folded in. */
+    private final Map<String, List<ApiMachine>> listed = new ConcurrentHashMap<>();
+    private ScheduledExecutorService poller;
+
+    public HttpMachineProvider(MachineApi api) {
+        this(api, POLL);
+    }
+
+    /** @param poll how often to ask for a reconcile while machines change on their own ({@link #POLL} in production) */
+    public HttpMachineProvider(MachineApi api, Duration poll) {
+        this.api = api;
+        this.poll = poll;
+    }
+
+    @Override
+    public void start(Runnable onChange) {
+        poller = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "machine-api-poll");
+            t.setDaemon(true);
+            return t;
+        });
+        poller.scheduleWithFixedDelay(() -> {
+            boolean changing = listed.values().stream().flatMap(List::stream).anyMatch(m -> m.state().transitional());
+            if (changing) {
+                onChange.run();
+            }
+        }, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        if (poller != null) {
+            poller.shutdownNow();
+        }
+    }
+
+    @Override
+    public void refresh() {
+        listed.clear();
+    }
+
+    /** The pool's machines as the API reported them in this reconcile (listed now if not yet). */
+    public List<ApiMachine> listing(String pool) {
+        return listed.computeIfAbsent(pool, p -> List.copyOf(api.list(p)));
+    }
+
+    @Override
+    public List<Machine> machines(String pool) {
+        return listing(pool).stream().map(HttpMachineProvider::machine).toList();
+    }
+
+    /**
+     * A failed machine that never registered counts as one whose creation timed out long ago: the
+     * planner deletes it at once and asks for another. One that registered is unavailable.
+     */
+    private static Machine machine(ApiMachine m) {
+        boolean failed = m.state() == MachineState.FAILED;
+        Instant createdAt = failed && m.nodeName() == null ? Instant.EPOCH : m.createdAt();
+        return new Machine(m.id(), m.pool(), createdAt, NodeMarks.rollHash(m.annotations()).orElse(null),
+                NodeMarks.kubeletHash(m.annotations()).orElse(null), Optional.ofNullable(m.annotations().get(NodeMarks.SURGE_FOR)),
+                m.state() == MachineState.RUNNING || m.state() == MachineState.UPDATING, m.node(),
+                m.state() == MachineState.DELETING, failed, 0);
+    }
+
+    @Override
+    public void create(DesiredPool pool, String surgeFor) {
+        Optional<String> partner = Optional.ofNullable(surgeFor).filter(s -> !s.isEmpty());
+        String key = IdempotencyKeys.of(pool.name(), "create", partner.map(p -> "surge-for:" + p).orElseGet(() -> plainCreate(pool.name())),
+                pool.rollHash().toString());
+        ApiMachine made = api.create(pool.name(), key, MachineRequests.create(pool, partner));
+        fold(pool.name(), made);
+        LOG.info("machine {} of pool {} asked for{}", made.id(), pool.name(), partner.map(p -> " to stand in for " + p).orElse(""));
+    }
+
+    /**
+     * What tells apart the creates of one pool at one target that stand in for no one: the
+     * machines the pool has when it is asked. A create repeated after a crash is not a risk here
+     * (the new agent lists the machine the first one made and asks for one fewer); two creates in
+     * one reconcile are told apart because the first one's machine joins the listing.
+     */
+    private String plainCreate(String pool) {
+        return "after:" + String.join(",", new TreeSet<>(listing(pool).stream().map(ApiMachine::id).toList()));
+    }
+
+    @Override
+    public Deletion delete(DesiredPool pool, String machine, boolean replace) {
+        Optional<ApiMachine> found = find(pool.name(), machine);
+        if (found.isEmpty()) {
+            return Deletion.started("machine " + machine + " is already gone");
+        }
+        ApiMachine m = found.get();
+        if (replace) {
+            ApiMachine replacement = api.replace(m.id(), IdempotencyKeys.of(pool.name(), "replace", m.id(), pool.rollHash().toString()),
+                    MachineRequests.create(pool, Optional.empty()));
+            fold(pool.name(), m.withState(MachineState.DELETING, null));
+            fold(pool.name(), replacement);
+            LOG.info("machine {} of pool {} replaced by {}", m.id(), pool.name(), replacement.id());
+            return Deletion.started("replaced machine " + m.id() + " by " + replacement.id());
+        }
+        if (m.state() == MachineState.DELETING) {
+            return Deletion.started("machine " + m.id() + " is being deleted");
+        }
+        boolean started = api.delete(m.id());
+        fold(pool.name(), m.withState(MachineState.DELETING, null));
+        LOG.info("machine {} of pool {} {}", m.id(), pool.name(), started ? "deleted" : "was already gone");
+        return Deletion.started(started ? "deleted machine " + m.id() : "machine " + m.id() + " was already gone");
+    }
+
+    @Override
+    public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
+        find(pool, machine).ifPresent(m -> fold(pool, api.patchAnnotations(m.id(), NodeMarks.hashes(rollHash, kubeletHash))));
+    }
+
+    /** The machine by its node's name or its id. */
+    Optional<ApiMachine> find(String pool, String machine) {
+        return listing(pool).stream().filter(m -> machine.equals(m.nodeName()) || machine.equals(m.id())).findFirst();
+    }
+
+    /** An answer joins this reconcile's listing, replacing what it said of the same machine. */
+    void fold(String pool, ApiMachine answer) {
+        listing(pool);
+        listed.compute(pool, (p, machines) -> {
+            List<ApiMachine> next = new ArrayList<>(machines == null ? List.of() : machines);
+            next.removeIf(m -> m.id().equals(answer.id()));
+            next.add(answer);
+            return List.copyOf(next);
+        });
+    }
+}

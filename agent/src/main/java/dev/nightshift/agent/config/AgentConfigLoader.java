@@ -210,7 +210,10 @@ public final class AgentConfigLoader {
         AgentConfig.Provider.Http d = AgentConfig.Provider.Http.DEFAULT;
         Optional<java.net.URI> url = r.string(http, "provider.http.url").flatMap(text -> {
             Optional<java.net.URI> parsed = machineApiUrl(text);
-            if (parsed.isEmpty()) {
+            if (parsed.isEmpty() && text.contains("@")) {
+                // It may carry a password: never repeat it.
+                r.error(http.get("url"), "provider.http.url", "must not carry user info: the token goes in provider.http.tokenFile");
+            } else if (parsed.isEmpty()) {
                 r.error(http.get("url"), "provider.http.url", "must be an http:// or https:// URL with a host, got \"" + text + "\"");
             }
             return parsed;

@@ -82,9 +82,9 @@ class AgentConfigLoaderTest {
     @Test
     void aProviderWithoutTypeOrOfAnUnknownTypeOrWithUnknownKeysIsRefusedWithItsPlace() {
         assertThat(loader.parse("agent.yaml", "provider: {}\n").errors())
-                .containsExactly("agent.yaml:1:11: provider.type: is required: one of simulated, cluster-api");
+                .containsExactly("agent.yaml:1:11: provider.type: is required: one of simulated, cluster-api, http");
         assertThat(loader.parse("agent.yaml", "provider: {type: aws}\n").errors())
-                .containsExactly("agent.yaml:1:18: provider.type: unknown provider \"aws\"; this release has: simulated, cluster-api");
+                .containsExactly("agent.yaml:1:18: provider.type: unknown provider \"aws\"; this release has: simulated, cluster-api, http");
         assertThat(loader.parse("agent.yaml", "provider: {type: simulated, region: eu}\n").errors())
                 .containsExactly("agent.yaml:1:29: provider.region: unknown field");
     }
@@ -122,6 +122,42 @@ class AgentConfigLoaderTest {
                 .errors()).containsExactly("agent.yaml:3:32: provider.clusterApi.kubeconfigFile: must be a single value");
         assertThat(loader.parse("agent.yaml", "provider:\n  type: simulated\n  clusterApi: {namespace: default}\n").errors())
                 .containsExactly("agent.yaml:3:15: provider.clusterApi: is for provider type cluster-api, not simulated");
+    }
+
+    @Test
+    void theHttpProviderReadsItsUrlTokenFileCaFileAndTimeout() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                provider:
+                  type: http
+                  http: {url: "https://machines.example.com/api", tokenFile: /var/run/secrets/machine-api/token,
+                         caFile: /etc/nightshift/ca.pem, timeout: 10s}
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().provider().orElseThrow()).isEqualTo(new AgentConfig.Provider("http",
+                new AgentConfig.Provider.Http(Optional.of(java.net.URI.create("https://machines.example.com/api")),
+                        Optional.of(Path.of("/var/run/secrets/machine-api/token")), Optional.of(Path.of("/etc/nightshift/ca.pem")),
+                        Duration.ofSeconds(10))));
+        AgentConfig bare = loader.parse("agent.yaml", "provider: {type: http}\n").config().orElseThrow();
+        assertThat(bare.provider().orElseThrow().http()).as("the URL and token file may come from flags")
+                .isEqualTo(AgentConfig.Provider.Http.DEFAULT);
+        assertThat(bare.provider().orElseThrow().http().timeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(bare.nodeUpdates().typeWith(bare.provider().orElseThrow())).as("the machine API updates machines itself")
+                .isEqualTo("provider");
+    }
+
+    @Test
+    void badHttpProviderSettingsAreErrorsAtTheirLine() {
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: http\n  http: {url: \"ftp://x/\"}\n").errors())
+                .containsExactly("agent.yaml:3:15: provider.http.url: must be an http:// or https:// URL with a host, got \"ftp://x/\"");
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: http\n  http: {url: \"https://me:secret@x/\"}\n").errors())
+                .singleElement().asString().contains("provider.http.url").doesNotContain("secret@");
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: http\n  http: {timeout: 0s}\n").errors())
+                .singleElement().asString().startsWith("agent.yaml:3:19: provider.http.timeout:");
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: http\n  http: {token: abc}\n").errors())
+                .singleElement().asString().startsWith("agent.yaml:3:10: provider.http.token: secrets are never written in the configuration");
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: simulated\n  http: {url: \"http://x\"}\n").errors())
+                .containsExactly("agent.yaml:3:9: provider.http: is for provider type http, not simulated");
     }
 
     @Test

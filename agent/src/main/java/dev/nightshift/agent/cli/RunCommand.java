@@ -20,6 +20,10 @@ import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.provider.NoNodeUpdates;
 import dev.nightshift.agent.provider.NodeUpdater;
 import dev.nightshift.agent.provider.capi.ClusterApiMachineProvider;
+import dev.nightshift.agent.provider.http.HttpMachineApiClient;
+import dev.nightshift.agent.provider.http.HttpMachineProvider;
+import dev.nightshift.agent.provider.http.MachineApi;
+import dev.nightshift.agent.provider.http.MachineApiNodeUpdater;
 import dev.nightshift.agent.provider.capi.ClusterApiSettings;
 import dev.nightshift.agent.run.Agent;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
@@ -86,8 +90,17 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--provider", paramLabel = "NAME",
             description = "Machine provider (or provider.type; no default): simulated (machines become Node objects of the cluster itself; "
-                    + "for the embedded cluster and test clusters) or cluster-api (Cluster API MachineDeployments; provider.clusterApi).")
+                    + "for the embedded cluster and test clusters), cluster-api (Cluster API MachineDeployments; provider.clusterApi) "
+                    + "or http (a cloud adapter serving the machine API; provider.http).")
     private String provider;
+
+    @Option(names = "--machine-api-url", paramLabel = "URL",
+            description = "The machine API's base URL for provider http (or provider.http.url), e.g. the one nightshift sandbox prints.")
+    private String machineApiUrl;
+
+    @Option(names = "--machine-api-token-file", paramLabel = "FILE",
+            description = "The file holding the machine API's bearer token (or provider.http.tokenFile); read on every request.")
+    private Path machineApiTokenFile;
 
     @Option(names = "--node-updates", paramLabel = "TYPE",
             description = "What updates nodes in place and restarts kubelets (or nodeUpdates.type): provider (the machine provider's own; "
@@ -132,6 +145,27 @@ public final class RunCommand implements Callable<Integer> {
         if (provider != null) {
             // The flag names the type; the file's provider.clusterApi settings stay.
             config = config.with(config.provider().map(p -> p.withType(provider)).orElseGet(() -> new AgentConfig.Provider(provider)));
+        }
+        if (machineApiUrl != null || machineApiTokenFile != null) {
+            if (config.provider().isEmpty() || !config.provider().get().type().equals(AgentConfig.Provider.HTTP)) {
+                spec.commandLine().getErr().println("--machine-api-url and --machine-api-token-file are for provider http"
+                        + " (--provider http or provider.type: http)");
+                return Main.EXIT_USAGE;
+            }
+            AgentConfig.Provider.Http http = config.provider().get().http();
+            if (machineApiUrl != null) {
+                Optional<java.net.URI> url = AgentConfigLoader.machineApiUrl(machineApiUrl);
+                if (url.isEmpty()) {
+                    spec.commandLine().getErr().println("--machine-api-url must be an http:// or https:// URL with a host and no user info"
+                            + (machineApiUrl.contains("@") ? "" : ", got \"" + machineApiUrl + "\""));
+                    return Main.EXIT_USAGE;
+                }
+                http = http.withUrl(url.get());
+            }
+            if (machineApiTokenFile != null) {
+                http = http.withTokenFile(machineApiTokenFile);
+            }
+            config = config.with(config.provider().get().with(http));
         }
         if (nodeUpdates != null) {
             // The flag names the type; the file's nodeUpdates.job settings stay.
@@ -227,6 +261,28 @@ public final class RunCommand implements Callable<Integer> {
                 ClusterApiMachineProvider machines = new ClusterApiMachineProvider(management, new ClusterApiSettings(
                         settings.namespace(), config.cluster().orElseThrow(), settings.infrastructure()), Clock.systemUTC());
                 return Optional.of(new Backend(machines, new NoNodeUpdates(), management == client ? Optional.empty() : Optional.of(management)));
+            }
+            case AgentConfig.Provider.HTTP -> {
+                AgentConfig.Provider.Http settings = provider.http();
+                if (settings.url().isEmpty() || settings.tokenFile().isEmpty()) {
+                    spec.commandLine().getErr().println("provider http needs the machine API's URL (--machine-api-url or provider.http.url)"
+                            + " and its token file (--machine-api-token-file or provider.http.tokenFile)");
+                    return Optional.empty();
+                }
+                Path token = settings.tokenFile().get();
+                if (!Files.isReadable(token)) {
+                    spec.commandLine().getErr().println("the machine API's token file " + token + " cannot be read");
+                    return Optional.empty();
+                }
+                try {
+                    settings.caFile().ifPresent(CaFile::certificates);
+                } catch (IllegalArgumentException e) {
+                    spec.commandLine().getErr().println("provider.http.caFile: " + e.getMessage());
+                    return Optional.empty();
+                }
+                MachineApi api = HttpMachineApiClient.of(settings.url().get(), token, settings.caFile(), settings.timeout());
+                HttpMachineProvider machines = new HttpMachineProvider(api);
+                return Optional.of(new Backend(machines, new MachineApiNodeUpdater(api, machines, client)));
             }
             default -> {
                 spec.commandLine().getErr().println("provider \"" + provider.type() + "\" is not wired into run");

@@ -23,6 +23,7 @@ import dev.nightshift.agent.provider.capi.ClusterApiMachineProvider;
 import dev.nightshift.agent.provider.http.HttpMachineApiClient;
 import dev.nightshift.agent.provider.http.HttpMachineProvider;
 import dev.nightshift.agent.provider.http.MachineApi;
+import dev.nightshift.agent.provider.http.MachineApiEndpoint;
 import dev.nightshift.agent.provider.http.MachineApiNodeUpdater;
 import dev.nightshift.agent.provider.capi.ClusterApiSettings;
 import dev.nightshift.agent.run.Agent;
@@ -280,7 +281,7 @@ public final class RunCommand implements Callable<Integer> {
                     spec.commandLine().getErr().println("provider.http.caFile: " + e.getMessage());
                     return Optional.empty();
                 }
-                MachineApi api = HttpMachineApiClient.of(settings.url().get(), token, settings.caFile(), settings.timeout());
+                MachineApi api = HttpMachineApiClient.of(new MachineApiEndpoint(settings.url().get(), token, settings.caFile(), settings.timeout()));
                 HttpMachineProvider machines = new HttpMachineProvider(api);
                 return Optional.of(new Backend(machines, new MachineApiNodeUpdater(api, machines, client)));
             }

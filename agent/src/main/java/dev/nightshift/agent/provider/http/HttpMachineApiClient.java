@@ -3,6 +3,7 @@ package dev.nightshift.agent.provider.http;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -19,6 +20,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
 
@@ -163,9 +168,10 @@ public final class HttpMachineApiClient implements MachineApi {
             String token = token(at);
             HttpResponse<String> answer;
             try {
-                answer = http.send(request(call, uri, token), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                answer = exchange(request(call, uri, token));
             } catch (HttpTimeoutException e) {
-                last = Failure.noAnswer("no answer within " + timeout.toMillis() + " ms (" + e.getClass().getSimpleName() + ")", e);
+                last = Failure.noAnswer((e instanceof HttpConnectTimeoutException ? "no connection" : "no complete answer")
+                        + " within " + timeout.toMillis() + " ms", e);
                 waitBeforeNext(at, attempt, last);
                 continue;
             } catch (SSLHandshakeException e) {
@@ -207,6 +213,33 @@ public final class HttpMachineApiClient implements MachineApi {
         }
         throw new MachineApiException(at + ": gave up after " + retry.maxAttempts() + " attempts; the last: " + last.what(),
                 last.status(), true, last.cause());
+    }
+
+    /**
+     * Sends the request and reads the whole answer within the timeout. The JDK's request timeout
+     * only covers the answer's headers: a server that sends them and then stalls in the body would
+     * hold the agent forever without the deadline here.
+     */
+    private HttpResponse<String> exchange(HttpRequest request) throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<String>> answer = http.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        try {
+            return answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new HttpTimeoutException("no complete answer within " + timeout);
+        } catch (InterruptedException e) {
+            answer.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IOException(cause);
+        }
     }
 
     private HttpRequest request(Call call, URI uri, String token) {

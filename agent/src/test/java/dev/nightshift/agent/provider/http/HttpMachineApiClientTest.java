@@ -304,11 +304,25 @@ class HttpMachineApiClientTest {
         MachineApiException e = catchThrowableOfType(MachineApiException.class,
                 () -> client(threeAttempts, Duration.ofMillis(300)).list("workers"));
 
-        assertThat(e.getMessage()).startsWith("GET " + url("/v1/pools/workers/machines") + ": gave up after 3 attempts; the last: no answer within 300 ms");
+        assertThat(e.getMessage()).startsWith("GET " + url("/v1/pools/workers/machines") + ": gave up after 3 attempts; the last: no complete answer within 300 ms");
         assertThat(e.retryable()).isTrue();
         assertThat(e.status()).isZero();
         assertThat(sleeps).hasSize(2);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(requests()).hasSize(3));
+    }
+
+    @Test
+    void anAnswerThatStallsInItsBodyTimesOutToo() {
+        // Headers at once, then the body a byte at a time over 3 s: the JDK's request timeout alone never fires.
+        wireMock.stubFor(get("/v1/pools/workers/machines").willReturn(json(200, MachineApiJson.machineList(List.of(RUNNING)))
+                .withChunkedDribbleDelay(20, 3_000)));
+
+        MachineApiException e = catchThrowableOfType(MachineApiException.class,
+                () -> client(new RetryPolicy(2, Duration.ofMillis(100), Duration.ofSeconds(1)), Duration.ofMillis(400)).list("workers"));
+
+        assertThat(e.getMessage()).isEqualTo("GET " + url("/v1/pools/workers/machines") + ": gave up after 2 attempts; the last: "
+                + "no complete answer within 400 ms");
+        assertThat(sleeps).hasSize(1);
     }
 
     @Test

@@ -160,59 +160,74 @@ public final class HttpMachineApiClient implements MachineApi {
         }
     }
 
+    /** Thrown by one attempt that may succeed when repeated; never leaves this class. */
+    private static final class Repeatable extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final transient Failure failure;
+
+        Repeatable(Failure failure) {
+            super(failure.what(), null, false, false);
+            this.failure = failure;
+        }
+    }
+
     private <T> T call(Call call, Function<HttpResponse<String>, T> read) {
         URI uri = URI.create(base + call.path());
         String at = call.method() + " " + uri;
         Failure last = null;
         for (int attempt = 1; attempt <= retry.maxAttempts(); attempt++) {
-            String token = token(at);
-            HttpResponse<String> answer;
             try {
-                answer = exchange(request(call, uri, token));
-            } catch (HttpTimeoutException e) {
-                last = Failure.noAnswer((e instanceof HttpConnectTimeoutException ? "no connection" : "no complete answer")
-                        + " within " + timeout.toMillis() + " ms", e);
+                return attempt(call, uri, at, read);
+            } catch (Repeatable e) {
+                last = e.failure;
                 waitBeforeNext(at, attempt, last);
-                continue;
-            } catch (SSLHandshakeException e) {
-                if (untrustedCertificate(e)) {
-                    // Repeating cannot make the certificate trusted: say what to do instead.
-                    throw new MachineApiException(at + ": the server's certificate is not trusted (" + e.getMessage()
-                            + "); give the CA that signed it as the provider's caFile", 0, false, e);
-                }
-                last = Failure.noAnswer(describe(e), e);
-                waitBeforeNext(at, attempt, last);
-                continue;
-            } catch (IOException e) {
-                last = Failure.noAnswer(describe(e), e);
-                waitBeforeNext(at, attempt, last);
-                continue;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new MachineApiException(at + ": interrupted", 0, true, e);
             }
-            int status = answer.statusCode();
-            if (call.expected().contains(status)) {
-                try {
-                    return read.apply(answer);
-                } catch (MachineApiJson.MalformedJson e) {
-                    throw new MachineApiException(at + ": " + status + " answer not as the machine API says: " + scrub(e.getMessage(), token),
-                            status, false, e);
-                }
-            }
-            String message = status + " " + scrub(errorMessage(answer), token);
-            if (status == 401 || status == 403) {
-                throw new MachineApiException(at + ": " + message + " (the token in " + tokenFile + " was refused)", status, false);
-            }
-            if (status != 429 && status < 500) {
-                String expected = status < 400 ? " (expected " + expectedStatuses(call) + ")" : "";
-                throw new MachineApiException(at + ": " + message + expected, status, false);
-            }
-            last = new Failure(status, message, null, answer.headers().firstValue("Retry-After").flatMap(h -> RetryAfter.parse(h, clock.instant())));
-            waitBeforeNext(at, attempt, last);
         }
         throw new MachineApiException(at + ": gave up after " + retry.maxAttempts() + " attempts; the last: " + last.what(),
                 last.status(), true, last.cause());
+    }
+
+    /** One attempt: its result, a {@link MachineApiException} that repeating cannot help, or {@link Repeatable}. */
+    private <T> T attempt(Call call, URI uri, String at, Function<HttpResponse<String>, T> read) throws Repeatable {
+        String token = token(at);
+        HttpResponse<String> answer;
+        try {
+            answer = exchange(request(call, uri, token));
+        } catch (HttpTimeoutException e) {
+            throw new Repeatable(Failure.noAnswer((e instanceof HttpConnectTimeoutException ? "no connection" : "no complete answer")
+                    + " within " + timeout.toMillis() + " ms", e));
+        } catch (SSLHandshakeException e) {
+            if (untrustedCertificate(e)) {
+                // Repeating cannot make the certificate trusted: say what to do instead.
+                throw new MachineApiException(at + ": the server's certificate is not trusted (" + e.getMessage()
+                        + "); give the CA that signed it as the provider's caFile", 0, false, e);
+            }
+            throw new Repeatable(Failure.noAnswer(describe(e), e));
+        } catch (IOException e) {
+            throw new Repeatable(Failure.noAnswer(describe(e), e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MachineApiException(at + ": interrupted", 0, true, e);
+        }
+        int status = answer.statusCode();
+        if (call.expected().contains(status)) {
+            try {
+                return read.apply(answer);
+            } catch (MachineApiJson.MalformedJson e) {
+                throw new MachineApiException(at + ": " + status + " answer not as the machine API says: " + scrub(e.getMessage(), token),
+                        status, false, e);
+            }
+        }
+        String message = status + " " + scrub(errorMessage(answer), token);
+        if (status == 401 || status == 403) {
+            throw new MachineApiException(at + ": " + message + " (the token in " + tokenFile + " was refused)", status, false);
+        }
+        if (status == 429 || status >= 500) {
+            throw new Repeatable(new Failure(status, message, null,
+                    answer.headers().firstValue("Retry-After").flatMap(header -> RetryAfter.parse(header, clock.instant()))));
+        }
+        String expected = status < 400 ? " (expected " + expectedStatuses(call) + ")" : "";
+        throw new MachineApiException(at + ": " + message + expected, status, false);
     }
 
     /**

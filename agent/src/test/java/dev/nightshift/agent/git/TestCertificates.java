@@ -21,18 +21,18 @@ import java.util.concurrent.TimeUnit;
  * Certificates made by the real openssl at test time, as an operator of a private CA would: nothing
  * is committed, and every run has fresh keys.
  */
-final class TestCertificates {
+public final class TestCertificates {
 
-    static final String PASSWORD = "test-keystore";
+    public static final String PASSWORD = "test-keystore";
 
     private final Path dir;
 
-    TestCertificates(Path dir) {
+    public TestCertificates(Path dir) {
         this.dir = dir;
     }
 
     /** A self-signed CA; returns its certificate in PEM ({@code name.pem}), its key is {@code name.key}. */
-    Path ca(String name) throws Exception {
+    public Path ca(String name) throws Exception {
         openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", name + ".key", "-out", name + ".pem", "-days", "2", "-subj", "/CN=Nightshift test " + name,
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
@@ -43,12 +43,12 @@ final class TestCertificates {
      * A key and certificate for 127.0.0.1 signed by the CA {@code caName}, in a key store holding the
      * chain server → CA, as Jetty serves it.
      */
-    KeyStore server(String caName) throws Exception {
+    public KeyStore server(String caName) throws Exception {
         return server(caName, "IP:127.0.0.1,DNS:localhost");
     }
 
     /** As {@link #server(String)}, for the names given as an openssl {@code subjectAltName}. */
-    KeyStore server(String caName, String subjectAltName) throws Exception {
+    public KeyStore server(String caName, String subjectAltName) throws Exception {
         Files.writeString(dir.resolve("server.ext"),
                 "basicConstraints=CA:FALSE\nsubjectAltName=" + subjectAltName + "\nextendedKeyUsage=serverAuth\n");
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",

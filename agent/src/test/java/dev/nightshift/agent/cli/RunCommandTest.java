@@ -43,7 +43,7 @@ class RunCommandTest {
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).isEqualTo("no machine provider is named: set provider.type in the configuration or --provider;"
-                + " this release has: simulated, cluster-api" + System.lineSeparator());
+                + " this release has: simulated, cluster-api, http" + System.lineSeparator());
         assertThat(tmp.resolve("cache")).doesNotExist();
     }
 
@@ -53,7 +53,7 @@ class RunCommandTest {
                 "--cache-dir", tmp.resolve("cache").toString());
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).isEqualTo("unknown provider \"aws\"; this release has: simulated, cluster-api" + System.lineSeparator());
+        assertThat(err.toString()).isEqualTo("unknown provider \"aws\"; this release has: simulated, cluster-api, http" + System.lineSeparator());
     }
 
     @Test
@@ -64,7 +64,7 @@ class RunCommandTest {
                 "--provider", "none", "--cache-dir", tmp.resolve("cache").toString());
 
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).isEqualTo("unknown provider \"none\"; this release has: simulated, cluster-api" + System.lineSeparator());
+        assertThat(err.toString()).isEqualTo("unknown provider \"none\"; this release has: simulated, cluster-api, http" + System.lineSeparator());
     }
 
     @Test
@@ -109,5 +109,46 @@ class RunCommandTest {
         assertThat(code).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).isEqualTo("nodeUpdates.type (or --node-updates): unknown node updates \"ssh\"; one of provider,"
                 + " job, none" + System.lineSeparator());
+    }
+
+    @Test
+    void theHttpProviderWithoutItsUrlOrTokenFileIsAUsageErrorNamingBoth() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "http",
+                "--machine-api-url", "http://127.0.0.1:9500", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).isEqualTo("provider http needs the machine API's URL (--machine-api-url or provider.http.url)"
+                + " and its token file (--machine-api-token-file or provider.http.tokenFile)" + System.lineSeparator());
+        assertThat(tmp.resolve("cache")).doesNotExist();
+    }
+
+    @Test
+    void anUnreadableTokenFileIsAUsageErrorNamingTheFile() {
+        Path token = tmp.resolve("token");
+
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "http",
+                "--machine-api-url", "http://127.0.0.1:9500", "--machine-api-token-file", token.toString(),
+                "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).isEqualTo("the machine API's token file " + token + " cannot be read" + System.lineSeparator());
+    }
+
+    @Test
+    void aMachineApiUrlWithUserInfoIsRefusedWithoutRepeatingIt() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "http",
+                "--machine-api-url", "https://admin:hunter2@machines.example.com", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).startsWith("--machine-api-url must be an http:// or https:// URL").doesNotContain("hunter2");
+    }
+
+    @Test
+    void machineApiFlagsWithAnotherProviderAreAUsageError() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "simulated",
+                "--machine-api-url", "http://127.0.0.1:9500", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).startsWith("--machine-api-url and --machine-api-token-file are for provider http");
     }
 }

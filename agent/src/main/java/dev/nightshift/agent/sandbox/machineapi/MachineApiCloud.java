@@ -131,7 +131,7 @@ public final class MachineApiCloud implements MachineApi {
 
     /**
      * Puts {@code count} machines that already run into {@code pool}, their nodes ({@code <pool>-1},
-     * {@code <pool>-2}, …, skipping names taken) registered at once with {@code labels} and
+     * {@code <pool>-2}, …, skipping names taken by any node of the cluster) registered at once with {@code labels} and
      * {@code taints}; {@code annotations} (the hashes, or none) go on the machine records only.
      */
     public synchronized List<ApiMachine> seed(String pool, int count, Map<String, String> labels, List<MachineRequest.Taint> taints,
@@ -142,7 +142,7 @@ public final class MachineApiCloud implements MachineApi {
             String node;
             do {
                 node = pool + "-" + (++n);
-            } while (nodeNames.contains(node));
+            } while (nodeNames.contains(node) || client.nodes().withName(node).get() != null);
             ApiMachine machine = new ApiMachine(nextId(pool), pool, node, MachineState.RUNNING, clock.instant(), annotations, null);
             nodeNames.add(node);
             machines.put(machine.id(), machine);

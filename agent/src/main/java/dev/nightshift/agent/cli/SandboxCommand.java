@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 
 import dev.nightshift.agent.sandbox.Sandbox;
 import dev.nightshift.agent.sandbox.demo.EmbeddedWorld;
+import dev.nightshift.agent.sandbox.machineapi.Holds;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.SpecSet;
 import picocli.CommandLine.Command;
@@ -23,14 +24,32 @@ import picocli.CommandLine.Spec;
                 "An embedded Kubernetes API, a simulated cloud with every pool at its minimum",
                 "(stamped with the spec's hashes, or not with --unstamped), a local Git repository",
                 "of the spec's files with a clone to push from, and the agent polling it every 2s.",
+                "It also serves the machine API (provider http) from a simulated cloud: URL and token file in the banner.",
+                "With --no-agent no agent starts: the pools' machines are the machine API's, for an agent in another",
+                "process (nightshift run --provider http); without --spec as well, the cluster starts empty.",
                 "Runs until Ctrl-C. An invalid spec is listed (file:line) and exits 2 before anything starts."})
 public final class SandboxCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--spec", required = true, paramLabel = "DIR", description = "The spec directory: its files make the repository.")
+    @Option(names = "--spec", paramLabel = "DIR",
+            description = "The spec directory: its files make the repository (required unless --no-agent).")
     private Path specDir;
+
+    @Option(names = "--no-agent", description = "Start no agent: the pools' machines (none without --spec) come from the machine API's"
+            + " cloud, for an agent in another process (nightshift run --provider http --machine-api-url URL).")
+    private boolean noAgent;
+
+    /**
+     * A test hook for crash tests, hidden from --help: hold back the machine API's answers to
+     * chosen requests after their work is done, e.g. {@code create:2,replace:1} (the 2nd create
+     * and the 1st replace, 60 s each; {@code OP:N:SECONDS} for another time), logged as
+     * {@code "phase": "held"} in {@code machine-api-requests.jsonl}, so that a test in another
+     * process can kill the agent while its answer is outstanding. See {@link Holds}.
+     */
+    @Option(names = "--machine-api-hold", hidden = true, paramLabel = "OP:N[:SECONDS],...")
+    private String machineApiHold;
 
     @Option(names = "--cluster", paramLabel = "NAME", description = "The Cluster to manage (default: the spec's only one).")
     private String cluster;
@@ -50,7 +69,9 @@ public final class SandboxCommand implements Callable<Integer> {
     private boolean unstamped;
 
     @Option(names = "--info", paramLabel = "FILE",
-            description = "Write apiServer, kubeconfig, repository, clone and agent (base URL) as JSON to FILE once running.")
+            description = "Write apiServer, kubeconfig, repository, clone, agent (base URL), machineApi (base URL) and"
+                    + " machineApiTokenFile as JSON to FILE once running (repository and clone null without --spec, agent null"
+                    + " with --no-agent).")
     private Path info;
 
     @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
@@ -72,17 +93,41 @@ public final class SandboxCommand implements Callable<Integer> {
             err.println("--pods-per-node must not be negative, got " + podsPerNode);
             return Main.EXIT_USAGE;
         }
-        Optional<SpecSet> specs = ValidSpecs.load(specDir, err);
-        if (specs.isEmpty()) {
+        if (noAgent && machines != EmbeddedWorld.Machines.SIMULATED) {
+            err.println("--provider names the agent's machines; with --no-agent the machines are the machine API's");
             return Main.EXIT_USAGE;
         }
-        Optional<String> managed = clusterToManage(specs.get(), err);
-        if (managed.isEmpty()) {
+        if (specDir == null && !noAgent) {
+            err.println("--spec is required: the agent needs specs to act on (only --no-agent starts without them)");
             return Main.EXIT_USAGE;
+        }
+        if (specDir == null && (cluster != null || unstamped || podsPerNode > 0)) {
+            err.println("--cluster, --unstamped and --pods-per-node concern the spec's pools: they need --spec");
+            return Main.EXIT_USAGE;
+        }
+        Holds holds;
+        try {
+            holds = Holds.parse(machineApiHold);
+        } catch (IllegalArgumentException e) {
+            err.println("--machine-api-hold: " + e.getMessage());
+            return Main.EXIT_USAGE;
+        }
+        Optional<SpecSet> specs = Optional.empty();
+        Optional<String> managed = Optional.empty();
+        if (specDir != null) {
+            specs = ValidSpecs.load(specDir, err);
+            if (specs.isEmpty()) {
+                return Main.EXIT_USAGE;
+            }
+            managed = clusterToManage(specs.get(), err);
+            if (managed.isEmpty()) {
+                return Main.EXIT_USAGE;
+            }
         }
         try (StopSignal stop = new StopSignal(Duration.ofSeconds(30));
-             Sandbox sandbox = new Sandbox(new Sandbox.Options(specDir, managed.get(), Optional.ofNullable(dir), httpPort, podsPerNode,
-                     unstamped, Optional.ofNullable(info), machines), specs.get(), System.out, Clock.systemUTC())) {
+             Sandbox sandbox = new Sandbox(new Sandbox.Options(Optional.ofNullable(specDir), managed, Optional.ofNullable(dir), httpPort,
+                     podsPerNode, unstamped, Optional.ofNullable(info), machines, !noAgent, holds), specs, System.out,
+                     Clock.systemUTC())) {
             stop.install();
             sandbox.start();
             stop.await();

@@ -8,6 +8,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -16,6 +17,10 @@ import dev.nightshift.agent.sandbox.demo.Demo;
 import dev.nightshift.agent.sandbox.demo.DemoConsole;
 import dev.nightshift.agent.sandbox.demo.DemoRepository;
 import dev.nightshift.agent.sandbox.demo.EmbeddedWorld;
+import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.sandbox.machineapi.Holds;
+import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.provider.http.MachineRequest;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.PoolRole;
@@ -25,7 +30,12 @@ import dev.nightshift.strategies.model.DesiredPool;
 /**
  * {@code nightshift sandbox}: the demo's world with the user's specs and no story. Every pool
  * starts with its {@code minimum} machines, stamped with the spec's current hashes (or unstamped,
- * for adoption to be watched); the rest is up to the user's {@code git push}.
+ * for adoption to be watched); the rest is up to the user's {@code git push}. The world always
+ * serves the machine API too.
+ *
+ * <p>Without an agent ({@code --no-agent}) the pools' machines are the machine-API cloud's,
+ * for an agent with {@code --provider http} (or a user's tooling) in another process; without a
+ * spec as well, the cluster starts empty: the Kubernetes API and the machine API only.
  */
 public final class Sandbox implements AutoCloseable {
 
@@ -39,13 +49,25 @@ public final class Sandbox implements AutoCloseable {
      * @param unstamped   seed the nodes without hashes, as a cluster Nightshift has never seen
      * @param info        where to write the world's addresses as JSON
      */
-    public record Options(Path spec, String cluster, Optional<Path> dir, int httpPort, int podsPerNode, boolean unstamped,
-                          Optional<Path> info, EmbeddedWorld.Machines machines) {
+    public record Options(Optional<Path> spec, Optional<String> cluster, Optional<Path> dir, int httpPort, int podsPerNode,
+                          boolean unstamped, Optional<Path> info, EmbeddedWorld.Machines machines, boolean agent, Holds machineApiHolds) {
 
         public Options {
             if (podsPerNode < 0) {
                 throw new IllegalArgumentException("podsPerNode must not be negative");
             }
+            if (spec.isPresent() != cluster.isPresent()) {
+                throw new IllegalArgumentException("a spec comes with the Cluster to manage, and no Cluster without a spec");
+            }
+            if (agent && spec.isEmpty()) {
+                throw new IllegalArgumentException("the agent needs a spec");
+            }
+        }
+
+        /** With an agent, holding no machine API answer. */
+        public Options(Path spec, String cluster, Optional<Path> dir, int httpPort, int podsPerNode, boolean unstamped,
+                       Optional<Path> info, EmbeddedWorld.Machines machines) {
+            this(Optional.of(spec), Optional.of(cluster), dir, httpPort, podsPerNode, unstamped, info, machines, true, Holds.none());
         }
 
         /** With the simulated cloud. */
@@ -56,13 +78,16 @@ public final class Sandbox implements AutoCloseable {
     }
 
     private final Options options;
-    private final SpecSet specs;
+    private final Optional<SpecSet> specs;
     private final PrintStream out;
     private final Clock clock;
     private EmbeddedWorld world;
 
-    /** {@code specs}: the valid specs loaded from {@code options.spec()}, holding {@code options.cluster()}. */
-    public Sandbox(Options options, SpecSet specs, PrintStream out, Clock clock) {
+    /** {@code specs}: the valid specs loaded from {@code options.spec()}, holding {@code options.cluster()}; none without a spec. */
+    public Sandbox(Options options, Optional<SpecSet> specs, PrintStream out, Clock clock) {
+        if (specs.isPresent() != options.spec().isPresent()) {
+            throw new IllegalArgumentException("specs are loaded from the spec, and only from it");
+        }
         this.options = options;
         this.specs = specs;
         this.out = out;
@@ -71,16 +96,23 @@ public final class Sandbox implements AutoCloseable {
 
     /** Starts the world, seeds it, starts the agent, prints the banner and writes the info file; returns the addresses. */
     public EmbeddedWorld.Facts start() throws Exception {
-        ClusterSpec cluster = specs.cluster(options.cluster()).orElseThrow(
-                () -> new IllegalArgumentException("the spec has no Cluster " + options.cluster()));
-        List<DesiredPool> pools = specs.resolvedPools(cluster.name()).stream().map(DesiredPool::of).toList();
+        if (specs.isEmpty()) {
+            return startEmpty();
+        }
+        Path specDir = options.spec().orElseThrow();
+        ClusterSpec cluster = specs.get().cluster(options.cluster().orElseThrow()).orElseThrow(
+                () -> new IllegalArgumentException("the spec has no Cluster " + options.cluster().orElseThrow()));
+        List<DesiredPool> pools = specs.get().resolvedPools(cluster.name()).stream().map(DesiredPool::of).toList();
         // A bastion's machines never register as nodes; the role decides, as it does for the planner.
         Set<String> bastions = pools.stream().filter(p -> p.spec().pool().role() == PoolRole.BASTION)
                 .map(DesiredPool::name).collect(Collectors.toSet());
         Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-sandbox-"));
         world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, "v" + apiServerVersion(cluster, pools),
-                DemoRepository.filesOf(options.spec()), "sandbox: the specs of " + options.spec().toAbsolutePath().normalize(),
-                bastions::contains, Demo.RELIABLE_CLOUD, options.machines()), clock);
+                DemoRepository.filesOf(specDir), "sandbox: the specs of " + specDir.toAbsolutePath().normalize(),
+                bastions::contains, Demo.RELIABLE_CLOUD, options.machines(), options.machineApiHolds()), clock);
+        if (!options.agent()) {
+            return startWithoutAgent(cluster, pools, bastions);
+        }
         boolean clusterApi = options.machines() == EmbeddedWorld.Machines.CLUSTER_API;
         if (clusterApi && !bastions.isEmpty()) {
             throw new IllegalArgumentException("with --provider cluster-api every pool is a MachineDeployment whose machines become"
@@ -101,7 +133,51 @@ public final class Sandbox implements AutoCloseable {
             world.workloads().startRescheduling();
         }
         world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()));
-        world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + options.spec());
+        world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + specDir);
+        return announced();
+    }
+
+    /**
+     * No agent: every pool (but bastions, whose machines never register, which the machine-API
+     * cloud does not play) gets its {@code minimum} machines from the machine-API cloud, their
+     * nodes registered with the pool's spec labels and taints but not {@link DesiredPool#POOL_LABEL}
+     * (the agent labels the nodes of its machines once they register), the hashes on the machine
+     * records unless unstamped.
+     */
+    private EmbeddedWorld.Facts startWithoutAgent(ClusterSpec cluster, List<DesiredPool> pools, Set<String> bastions)
+            throws java.io.IOException {
+        for (DesiredPool pool : pools) {
+            if (bastions.contains(pool.name())) {
+                continue;
+            }
+            Map<String, String> hashes = options.unstamped() ? Map.of() : NodeMarks.hashes(pool.rollHash(), pool.kubeletHash());
+            List<MachineRequest.Taint> taints = pool.spec().pool().taints().stream()
+                    .map(t -> new MachineRequest.Taint(t.key(), t.value(), t.effect().name())).toList();
+            List<String> nodes = world.seedMachineApi(pool.name(), pool.spec().pool().minimum(), pool.spec().pool().labels(), taints,
+                    hashes);
+            if (options.podsPerNode() > 0 && !nodes.isEmpty()) {
+                world.workloads().deploy(pool.name(), pool.name(), nodes, options.podsPerNode());
+            }
+        }
+        if (options.podsPerNode() > 0) {
+            world.workloads().startRescheduling();
+        }
+        world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: cluster " + cluster.name() + " from "
+                + options.spec().orElseThrow() + (bastions.isEmpty() ? "" : " (bastion pools " + String.join(", ", bastions)
+                + " start empty: the machine API's cloud has no machines that never register)"), Optional.of(cluster.name()));
+        return announced();
+    }
+
+    /** No spec, no agent: the Kubernetes API and the machine API, empty. */
+    private EmbeddedWorld.Facts startEmpty() throws java.io.IOException {
+        Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-sandbox-"));
+        world = EmbeddedWorld.startWithoutRepository(dir, EmbeddedKubernetes.DEFAULT_GIT_VERSION, options.machineApiHolds(), clock);
+        world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: an empty cluster (no spec repository)", Optional.empty());
+        return announced();
+    }
+
+    /** Flushes the banner and writes the info file. */
+    private EmbeddedWorld.Facts announced() throws java.io.IOException {
         out.flush();
         EmbeddedWorld.Facts facts = world.facts();
         if (options.info().isPresent()) {

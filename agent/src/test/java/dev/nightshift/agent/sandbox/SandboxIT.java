@@ -6,12 +6,15 @@ import static org.awaitility.Awaitility.await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -140,6 +143,84 @@ class SandboxIT {
     }
 
     @Test
+    void withoutAnAgentOrASpecItIsAnEmptyClusterServingTheMachineApi() throws Exception {
+        try (SandboxProcess sandbox = SandboxProcess.start(tmp, Optional.empty(), "--no-agent")) {
+            JsonNode info = JSON.readTree(tmp.resolve("sandbox-info.json").toFile());
+            assertThat(info.has("machineApi") && info.has("machineApiTokenFile") && info.has("kubeconfig")).as("info: %s", info).isTrue();
+            assertThat(sandbox.info().agent()).as("no agent, no agent port").isNull();
+            assertThat(sandbox.info().repository()).as("no spec, no repository").isNull();
+            assertThat(sandbox.info().kubeconfig()).exists();
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(sandbox.info().machineApiTokenFile())))
+                    .isEqualTo("rw-------");
+
+            HttpResponse<String> list = sandbox.machineApi("GET", "/v1/pools/x/machines", null);
+            assertThat(list.statusCode()).isEqualTo(200);
+            assertThat(JSON.readTree(list.body())).isEqualTo(JSON.readTree("{\"machines\":[]}"));
+            assertThat(items(kubectlJson(sandbox, "get", "nodes", "-o", "json"))).as("nodes").isEmpty();
+            assertThat(sandbox.output()).contains("--provider http --machine-api-url " + sandbox.info().machineApi(),
+                    sandbox.info().machineApiTokenFile().toString()).doesNotContain("/status");
+        }
+    }
+
+    @Test
+    void withoutAnAgentTheSpecsPoolsAreMachinesOfTheMachineApiWithTheHashesOnTheMachinesNotTheNodes() throws Exception {
+        try (SandboxProcess sandbox = SandboxProcess.start(tmp, Optional.of(DEMO_SPEC), "--no-agent")) {
+            Map<String, String> spec = hashes("demo", DEMO_SPEC);
+            assertThat(sandbox.info().agent()).isNull();
+            assertThat(sandbox.info().workingClone().resolve("pools/batch.yaml")).as("the repository is made").exists();
+
+            JsonNode batch = JSON.readTree(sandbox.machineApi("GET", "/v1/pools/batch/machines", null).body());
+            assertThat(items(batch, "machines").map(m -> m.path("nodeName").asText())).containsExactly("batch-1", "batch-2");
+            assertThat(items(batch, "machines")).allSatisfy(m -> {
+                assertThat(m.path("state").asText()).isEqualTo("running");
+                assertThat(m.at("/annotations/" + NodeMarks.ROLL_HASH.replace("/", "~1")).asText()).isEqualTo(spec.get("batch"));
+            });
+            JsonNode gpu = JSON.readTree(sandbox.machineApi("GET", "/v1/pools/gpu-worker/machines", null).body());
+            assertThat(items(gpu, "machines")).isNotEmpty();
+
+            JsonNode nodes = kubectlJson(sandbox, "get", "nodes", "-o", "json");
+            Map<String, JsonNode> byName = items(nodes).collect(Collectors.toMap(n -> n.at("/metadata/name").asText(), n -> n));
+            assertThat(byName).containsKeys("batch-1", "batch-2", "cpu-worker-1");
+            assertThat(byName.values()).as("registered without Nightshift's label or hashes: the agent adds them")
+                    .allSatisfy(n -> {
+                        assertThat(n.at("/metadata/labels").has(DesiredPool.POOL_LABEL)).isFalse();
+                        assertThat(n.at("/metadata/annotations").has(NodeMarks.ROLL_HASH)).isFalse();
+                    });
+            assertThat(byName.get("cpu-worker-1").at("/metadata/labels/team").asText()).as("the spec's labels").isEqualTo("web");
+            String gpuNode = items(gpu, "machines").findFirst().orElseThrow().path("nodeName").asText();
+            assertThat(byName.get(gpuNode).at("/spec/taints/0/key").asText()).as("the spec's taints").isEqualTo("nvidia.com/gpu");
+        }
+    }
+
+    @Test
+    void theHiddenHoldOptionHoldsTheChosenAnswerAfterItsWorkIsDoneAndTheRequestLogSaysSo() throws Exception {
+        try (SandboxProcess sandbox = SandboxProcess.start(tmp, Optional.empty(), "--no-agent", "--machine-api-hold", "create:1:30")) {
+            String request = "{\"labels\":{\"team\":\"web\"},\"annotations\":{},\"taints\":[],\"spec\":{\"machineType\":\"c5\","
+                    + "\"image\":{\"name\":\"gardenlinux\",\"version\":\"1631.0.0\"},\"volume\":null,\"cri\":\"containerd\","
+                    + "\"kubernetesVersion\":\"1.31.4\",\"kubelet\":{},\"providerConfig\":{}}}";
+            java.util.concurrent.CompletableFuture<HttpResponse<String>> create = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return sandbox.machineApi("POST", "/v1/pools/web/machines", request, "ns1-held-create-key-0001");
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Path requests = sandbox.info().kubeconfig().resolveSibling("machine-api-requests.jsonl");
+
+            await("a held create in " + requests).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> Files.readString(requests).contains("\"phase\":\"held\""));
+            JsonNode held = JSON.readTree(Files.readAllLines(requests).get(0));
+            assertThat(held.path("operation").asText()).isEqualTo("createMachine");
+            assertThat(held.path("idempotencyKey").asText()).isEqualTo("ns1-held-create-key-0001");
+            assertThat(Files.readString(sandbox.info().kubeconfig().resolveSibling("machine-log.jsonl")))
+                    .as("the work is done while the answer is held").contains("\"event\":\"created\"", held.path("machine").asText());
+            assertThat(create).isNotDone();
+        }
+        SandboxProcess.Ended help = SandboxProcess.runToEnd(tmp.resolve("help"), DEMO_SPEC, "--help");
+        assertThat(help.stdout()).contains("--no-agent").doesNotContain("--machine-api-hold");
+    }
+
+    @Test
     void anInvalidSpecExitsTwoWithFileAndLineAndStartsNothing() throws Exception {
         Path bad = copy(DEMO_SPEC, tmp.resolve("bad"));
         Path batch = bad.resolve("pools/batch.yaml");
@@ -219,7 +300,11 @@ class SandboxIT {
     }
 
     private static Stream<JsonNode> items(JsonNode list) {
-        return StreamSupport.stream(list.path("items").spliterator(), false);
+        return items(list, "items");
+    }
+
+    private static Stream<JsonNode> items(JsonNode list, String field) {
+        return StreamSupport.stream(list.path(field).spliterator(), false);
     }
 
     private static Path copy(Path from, Path to) throws IOException {

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -31,8 +32,17 @@ public final class SandboxProcess implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    /** What {@code --info} wrote: where the sandbox's parts are. */
-    public record Info(URI apiServer, Path kubeconfig, Path repository, Path workingClone, URI agent) {
+    /**
+     * What {@code --info} wrote: where the sandbox's parts are; {@code repository} and
+     * {@code workingClone} null without a spec, {@code agent} null with {@code --no-agent}.
+     */
+    public record Info(URI apiServer, Path kubeconfig, Path repository, Path workingClone, URI agent, URI machineApi,
+                       Path machineApiTokenFile) {
+
+        /** The machine API's bearer token. */
+        public String machineApiToken() throws IOException {
+            return Files.readString(machineApiTokenFile, StandardCharsets.UTF_8).strip();
+        }
     }
 
     /** A run of the jar that ended by itself. */
@@ -56,6 +66,11 @@ public final class SandboxProcess implements AutoCloseable {
      * any free HTTP port, and {@code options} (e.g. {@code --unstamped}); returns once the info file is written.
      */
     public static SandboxProcess start(Path work, Path specDir, String... options) throws IOException {
+        return start(work, Optional.of(specDir), options);
+    }
+
+    /** {@link #start(Path, Path, String...)}, without {@code --spec} when {@code specDir} is empty (with {@code --no-agent}). */
+    public static SandboxProcess start(Path work, Optional<Path> specDir, String... options) throws IOException {
         Path infoFile = work.resolve("sandbox-info.json");
         Path screen = work.resolve("sandbox.out");
         Files.createDirectories(work);
@@ -67,7 +82,8 @@ public final class SandboxProcess implements AutoCloseable {
                     .until(() -> Files.exists(infoFile));
             JsonNode json = JSON.readTree(infoFile.toFile());
             Info info = new Info(URI.create(json.get("apiServer").asText()), Path.of(json.get("kubeconfig").asText()),
-                    Path.of(json.get("repository").asText()), Path.of(json.get("clone").asText()), URI.create(json.get("agent").asText()));
+                    nullable(json, "repository", Path::of), nullable(json, "clone", Path::of), nullable(json, "agent", URI::create),
+                    URI.create(json.get("machineApi").asText()), Path.of(json.get("machineApiTokenFile").asText()));
             return new SandboxProcess(process, screen, work, info);
         } catch (IOException | RuntimeException | Error e) {
             stop(process);
@@ -75,12 +91,21 @@ public final class SandboxProcess implements AutoCloseable {
         }
     }
 
+    /** The value of a key every info file has, null when the sandbox has no such part; a missing key fails. */
+    private static <T> T nullable(JsonNode info, String key, java.util.function.Function<String, T> parse) {
+        if (!info.has(key)) {
+            throw new AssertionError("the info file has no key " + key + ": " + info);
+        }
+        return info.get(key).isNull() ? null : parse.apply(info.get(key).asText());
+    }
+
     /** Runs {@code sandbox --spec specDir} expecting it to end by itself (an invalid spec), within 60 s. */
     public static Ended runToEnd(Path work, Path specDir, String... options) throws IOException, InterruptedException {
         Path out = work.resolve("sandbox.out");
         Path err = work.resolve("sandbox.err");
         Files.createDirectories(work);
-        Process process = new ProcessBuilder(command(specDir, work.resolve("sandbox"), work.resolve("sandbox-info.json"), options))
+        Process process = new ProcessBuilder(command(Optional.of(specDir), work.resolve("sandbox"), work.resolve("sandbox-info.json"),
+                options))
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             stop(process);
@@ -89,10 +114,11 @@ public final class SandboxProcess implements AutoCloseable {
         return new Ended(process.exitValue(), read(out), read(err));
     }
 
-    private static List<String> command(Path specDir, Path dir, Path infoFile, String... options) {
+    private static List<String> command(Optional<Path> specDir, Path dir, Path infoFile, String... options) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", JAR.toString(), "sandbox", "--spec", specDir.toString(), "--dir", dir.toString(),
-                "--http-port", "0", "--info", infoFile.toString()));
+                "-jar", JAR.toString(), "sandbox"));
+        specDir.ifPresent(spec -> command.addAll(List.of("--spec", spec.toString())));
+        command.addAll(List.of("--dir", dir.toString(), "--http-port", "0", "--info", infoFile.toString()));
         command.addAll(List.of(options));
         return command;
     }
@@ -104,6 +130,23 @@ public final class SandboxProcess implements AutoCloseable {
     /** What the sandbox printed so far (banner, steps, progress bars, logs). */
     public String output() throws IOException {
         return read(screen);
+    }
+
+    /** {@code METHOD path} of the sandbox's machine API with its token; {@code body} null for none. */
+    public HttpResponse<String> machineApi(String method, String path, String body) throws IOException, InterruptedException {
+        return machineApi(method, path, body, null);
+    }
+
+    /** {@link #machineApi(String, String, String)} with an {@code Idempotency-Key} (none when null), waiting up to 60 s for the answer. */
+    public HttpResponse<String> machineApi(String method, String path, String body, String idempotencyKey)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(info.machineApi() + path)).timeout(Duration.ofSeconds(60))
+                .header("Authorization", "Bearer " + info.machineApiToken())
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (idempotencyKey != null) {
+            request.header("Idempotency-Key", idempotencyKey);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** The agent's {@code GET /status}. */

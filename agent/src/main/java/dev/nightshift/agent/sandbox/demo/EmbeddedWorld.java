@@ -35,6 +35,12 @@ import dev.nightshift.agent.sandbox.jobs.JobControllers;
 import dev.nightshift.agent.nodeupdate.JobSettings;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
+import dev.nightshift.agent.sandbox.machineapi.Holds;
+import dev.nightshift.agent.sandbox.machineapi.MachineApiCloud;
+import dev.nightshift.agent.sandbox.machineapi.MachineApiServer;
+import dev.nightshift.agent.sandbox.machineapi.MachineLog;
+import dev.nightshift.agent.sandbox.machineapi.RequestLog;
+import dev.nightshift.agent.provider.http.MachineRequest;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.run.Agent;
 import dev.nightshift.spec.hash.StampedHash;
@@ -44,11 +50,25 @@ import dev.nightshift.spec.hash.StampedHash;
  * API, a simulated cloud behind it, a local Git repository of specs with a clone to push from,
  * something for drains to move, and the real agent polling the repository every {@link #POLL}.
  * The demo then tells its story; the sandbox leaves the pushing to its user.
+ *
+ * <p>Every world also serves the machine API ({@link #machineApi()}): a second simulated cloud,
+ * {@link MachineApiCloud}, whose machines register as nodes of the same API, behind
+ * {@link MachineApiServer} on a free port, with its token, machine log and request log in the
+ * world's directory ({@value #MACHINE_API_TOKEN}, {@value #MACHINE_LOG}, {@value #MACHINE_API_REQUESTS}).
+ * A world may also run without repository or agent ({@link #startWithoutRepository}): an empty
+ * cluster for an agent, or a user's tooling, in another process.
  */
 public final class EmbeddedWorld implements AutoCloseable {
 
     /** How often the agent polls the repository. */
     public static final Duration POLL = Duration.ofSeconds(2);
+
+    /** The machine API's bearer token, in the world's directory (owner-only). */
+    public static final String MACHINE_API_TOKEN = "machine-api-token";
+    /** The machine-API cloud's machine log (JSON lines), in the world's directory. */
+    public static final String MACHINE_LOG = "machine-log.jsonl";
+    /** Every request the machine API answered (JSON lines), in the world's directory. */
+    public static final String MACHINE_API_REQUESTS = "machine-api-requests.jsonl";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -56,19 +76,25 @@ public final class EmbeddedWorld implements AutoCloseable {
      * Where to reach the world's parts: printed by the banner, written as JSON by {@code sandbox --info}.
      *
      * @param apiServer  the Kubernetes API's URL
-     * @param repository the bare repository the agent polls
-     * @param workingClone the working clone to commit in and push from
-     * @param agent      the agent's HTTP base URL ({@code /status}, {@code /metrics}, …)
+     * @param repository the bare repository the agent polls; null in a world without one
+     * @param workingClone the working clone to commit in and push from; null in a world without a repository
+     * @param agent      the agent's HTTP base URL ({@code /status}, {@code /metrics}, …); null when no agent runs
+     * @param machineApi the machine API's base URL (paths start with {@code /v1})
+     * @param machineApiTokenFile the file holding the machine API's bearer token
      */
-    public record Facts(String apiServer, Path kubeconfig, Path repository, Path workingClone, String agent) {
+    public record Facts(String apiServer, Path kubeconfig, Path repository, Path workingClone, String agent, String machineApi,
+                        Path machineApiTokenFile) {
 
+        /** Every key always present; {@code repository}, {@code clone} and {@code agent} null when the world has no such part. */
         public String json() {
             ObjectNode o = JSON.createObjectNode();
             o.put("apiServer", apiServer);
             o.put("kubeconfig", kubeconfig.toString());
-            o.put("repository", repository.toString());
-            o.put("clone", workingClone.toString());
+            o.put("repository", repository == null ? null : repository.toString());
+            o.put("clone", workingClone == null ? null : workingClone.toString());
             o.put("agent", agent);
+            o.put("machineApi", machineApi);
+            o.put("machineApiTokenFile", machineApiTokenFile.toString());
             return o.toPrettyString();
         }
     }
@@ -82,7 +108,14 @@ public final class EmbeddedWorld implements AutoCloseable {
      * @param bastionPool the pools whose machines never register as nodes
      */
     public record Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
-                        Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud, Machines machines) {
+                        Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud, Machines machines,
+                        Holds machineApiHolds) {
+
+        /** Holding no machine API answer. */
+        public Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
+                     Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud, Machines machines) {
+            this(dir, gitVersion, specFiles, firstCommit, bastionPool, cloud, machines, Holds.none());
+        }
 
         /** With the simulated cloud. */
         public Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
@@ -131,7 +164,11 @@ public final class EmbeddedWorld implements AutoCloseable {
     private final Path dir;
     private final EmbeddedKubernetes kube;
     private final Path kubeconfig;
-    private final DemoRepository repo;
+    /** The spec repository; none in a world started {@link #startWithoutRepository without one}. */
+    private final Optional<DemoRepository> repo;
+    private final MachineApiServer machineApi;
+    private final MachineLog machineLog;
+    private final RequestLog machineApiRequests;
     private final ScheduledExecutorService cloudThreads;
     private final SimulatedMachineProvider cloud;
     private final DemoWorkloads workloads;
@@ -143,9 +180,12 @@ public final class EmbeddedWorld implements AutoCloseable {
     private final Optional<JobControllers> jobs;
     private volatile Agent agent;
 
-    private EmbeddedWorld(Path dir, EmbeddedKubernetes kube, Path kubeconfig, DemoRepository repo,
+    private EmbeddedWorld(Path dir, EmbeddedKubernetes kube, Path kubeconfig, Optional<DemoRepository> repo, MachineApiParts machineApi,
                           ScheduledExecutorService cloudThreads, SimulatedMachineProvider cloud, Clock clock, Machines machines,
                           Optional<ClusterApiControllers> clusterApi, Optional<JobControllers> jobs) {
+        this.machineApi = machineApi.server();
+        this.machineLog = machineApi.machineLog();
+        this.machineApiRequests = machineApi.requests();
         this.machines = machines;
         this.clusterApi = clusterApi;
         this.jobs = jobs;
@@ -159,8 +199,51 @@ public final class EmbeddedWorld implements AutoCloseable {
         this.clock = clock;
     }
 
-    /** Starts the API server, the cloud and the repository; the agent comes with {@link #startAgent}, once the cloud is seeded. */
+    /** The machine API's server and its logs, closed together. */
+    private record MachineApiParts(MachineApiServer server, MachineLog machineLog, RequestLog requests) {
+
+        static MachineApiParts start(Path dir, EmbeddedKubernetes kube, ScheduledExecutorService threads, Holds holds, Clock clock)
+                throws IOException {
+            MachineLog machineLog = new MachineLog(Optional.of(dir.resolve(MACHINE_LOG)));
+            RequestLog requests = new RequestLog(Optional.of(dir.resolve(MACHINE_API_REQUESTS)));
+            try {
+                MachineApiCloud cloud = new MachineApiCloud(kube.client(), threads, clock,
+                        RandomGeneratorFactory.of("L64X128MixRandom").create(11), MachineApiCloud.Behaviour.sandbox(), machineLog);
+                return new MachineApiParts(MachineApiServer.start(cloud, requests, holds, dir.resolve(MACHINE_API_TOKEN), clock),
+                        machineLog, requests);
+            } catch (IOException | RuntimeException e) {
+                machineLog.close();
+                requests.close();
+                throw e;
+            }
+        }
+
+        void close() {
+            server.close();
+            machineLog.close();
+            requests.close();
+        }
+    }
+
+    /**
+     * Starts the API server and the machine API in {@code dir}, and nothing else: no repository, no
+     * agent (so no {@link #startAgent}), for an agent or a user's tooling in another process.
+     */
+    public static EmbeddedWorld startWithoutRepository(Path dir, String gitVersion, Holds machineApiHolds, Clock clock) throws IOException {
+        try {
+            return start(new Setup(dir, gitVersion, Map.of(), "", pool -> false, SimulatedMachineProvider.Behaviour.fast(),
+                    Machines.SIMULATED, machineApiHolds), false, clock);
+        } catch (GitAPIException e) {
+            throw new IllegalStateException("no repository was made, so Git cannot have failed", e);
+        }
+    }
+
+    /** Starts the API server, the clouds and the repository; the agent comes with {@link #startAgent}, once the cloud is seeded. */
     public static EmbeddedWorld start(Setup setup, Clock clock) throws IOException, GitAPIException {
+        return start(setup, true, clock);
+    }
+
+    private static EmbeddedWorld start(Setup setup, boolean withRepository, Clock clock) throws IOException, GitAPIException {
         Files.createDirectories(setup.dir());
         ScheduledExecutorService threads = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "embedded-cloud");
@@ -168,9 +251,12 @@ public final class EmbeddedWorld implements AutoCloseable {
             return t;
         });
         EmbeddedKubernetes kube = EmbeddedKubernetes.start(setup.gitVersion(), 0);
+        MachineApiParts machineApi = null;
         try {
             Path kubeconfig = kube.writeKubeconfig(setup.dir().resolve("kubeconfig"));
-            DemoRepository repo = DemoRepository.create(setup.dir(), setup.specFiles(), setup.firstCommit());
+            machineApi = MachineApiParts.start(setup.dir(), kube, threads, setup.machineApiHolds(), clock);
+            Optional<DemoRepository> repo = withRepository
+                    ? Optional.of(DemoRepository.create(setup.dir(), setup.specFiles(), setup.firstCommit())) : Optional.empty();
             SimulatedMachineProvider cloud = new SimulatedMachineProvider(kube.client(), threads, clock, new Random(7),
                     setup.bastionPool(), setup.cloud());
             Optional<ClusterApiControllers> clusterApi = Optional.empty();
@@ -189,8 +275,12 @@ public final class EmbeddedWorld implements AutoCloseable {
                 updaters.start();
                 jobs = Optional.of(updaters);
             }
-            return new EmbeddedWorld(setup.dir(), kube, kubeconfig, repo, threads, cloud, clock, setup.machines(), clusterApi, jobs);
+            return new EmbeddedWorld(setup.dir(), kube, kubeconfig, repo, machineApi, threads, cloud, clock, setup.machines(), clusterApi,
+                    jobs);
         } catch (IOException | GitAPIException | RuntimeException e) {
+            if (machineApi != null) {
+                machineApi.close();
+            }
             threads.shutdownNow();
             kube.close();
             throw e;
@@ -205,6 +295,18 @@ public final class EmbeddedWorld implements AutoCloseable {
         List<String> names = IntStream.rangeClosed(1, count).mapToObj(i -> pool + "-" + i).toList();
         names.forEach(name -> cloud.seed(pool, name, rollHash, kubeletHash));
         return names;
+    }
+
+    /**
+     * Puts {@code count} running machines into pool {@code pool} of the machine-API cloud, their
+     * nodes ({@code pool-1}, {@code pool-2}, …) registered at once with {@code labels} and
+     * {@code taints}, {@code annotations} (the hashes, or none) on the machine records; returns the
+     * nodes' names.
+     */
+    public List<String> seedMachineApi(String pool, int count, Map<String, String> labels, List<MachineRequest.Taint> taints,
+                                       Map<String, String> annotations) {
+        return machineApi.cloud().seed(pool, count, labels, taints, annotations).stream()
+                .map(dev.nightshift.agent.provider.http.ApiMachine::nodeName).toList();
     }
 
     /**
@@ -239,6 +341,7 @@ public final class EmbeddedWorld implements AutoCloseable {
 
     /** Starts the agent on the repository, managing {@code cluster}, its HTTP server on {@code httpPort} (0: any free one). */
     public Agent startAgent(String cluster, int httpPort, Consumer<ReconcileReport> reports) throws Exception {
+        DemoRepository repo = repository();
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
                 Optional.of(""), Optional.of(POLL), Optional.of(cluster), Optional.of(httpPort),
                 Optional.of(dir.resolve("cache")), Optional.of(false)));
@@ -262,9 +365,10 @@ public final class EmbeddedWorld implements AutoCloseable {
         return starting;
     }
 
-    /** The world's addresses; the agent must run. */
+    /** The world's addresses; those of the repository and the agent null when the world has none. */
     public Facts facts() {
-        return new Facts(kube.url(), kubeconfig, repo.bare(), repo.work(), "http://127.0.0.1:" + agent.httpPort());
+        return new Facts(kube.url(), kubeconfig, repo.map(DemoRepository::bare).orElse(null), repo.map(DemoRepository::work).orElse(null),
+                agent == null ? null : "http://127.0.0.1:" + agent.httpPort(), machineApi.url(), machineApi.tokenFile());
     }
 
     /** The banner both commands print once the agent runs. */
@@ -273,6 +377,7 @@ public final class EmbeddedWorld implements AutoCloseable {
         out.println();
         out.println(title);
         out.println("  Kubernetes API   " + facts.apiServer() + "   (kubectl --kubeconfig " + facts.kubeconfig() + " get nodes)");
+        machineApiLine(out, facts);
         if (machines == Machines.CLUSTER_API) {
             out.println("  Cluster API      kubectl --kubeconfig " + facts.kubeconfig() + " get machinedeployments,machinesets,machines");
             out.println("  node updates     kubectl --kubeconfig " + facts.kubeconfig() + " get jobs -n " + NODE_UPDATES_NAMESPACE
@@ -286,8 +391,53 @@ public final class EmbeddedWorld implements AutoCloseable {
         out.println();
     }
 
+    /**
+     * The banner of a world whose agent runs elsewhere (or none): the API, the machine API, the
+     * repository if there is one, and how to point {@code nightshift run --provider http} at it.
+     */
+    public void bannerWithoutAgent(PrintStream out, String title, Optional<String> cluster) {
+        Facts facts = facts();
+        out.println();
+        out.println(title);
+        out.println("  Kubernetes API   " + facts.apiServer() + "   (kubectl --kubeconfig " + facts.kubeconfig() + " get nodes)");
+        machineApiLine(out, facts);
+        if (facts.repository() != null) {
+            out.println("  spec repository  " + facts.repository());
+            out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push)");
+        }
+        out.println("  no agent runs here; point one at it from another shell (the token file goes in its --config as");
+        out.println("  provider.http.tokenFile):");
+        out.println("    KUBECONFIG=" + facts.kubeconfig() + " nightshift run --provider http --machine-api-url " + facts.machineApi()
+                + " \\");
+        out.println("        --config AGENT.yaml --repo " + (facts.repository() == null ? "URL" : facts.repository().toUri()) + " --cluster "
+                + cluster.orElse("NAME"));
+        out.println("    with AGENT.yaml: {provider: {type: http, http: {tokenFile: " + facts.machineApiTokenFile() + "}}}");
+        out.println();
+    }
+
+    private static void machineApiLine(PrintStream out, Facts facts) {
+        out.println("  machine API      " + facts.machineApi() + "/v1   (Authorization: Bearer, token in " + facts.machineApiTokenFile()
+                + "; machines in " + facts.machineApiTokenFile().resolveSibling(MACHINE_LOG).getFileName() + ")");
+    }
+
+    /** The spec repository; the world must have one. */
     public DemoRepository repository() {
-        return repo;
+        return repo.orElseThrow(() -> new IllegalStateException("this world was started without a spec repository"));
+    }
+
+    /** The machine API this world serves: its URL, token file, and the {@link MachineApiCloud} behind it. */
+    public MachineApiServer machineApi() {
+        return machineApi;
+    }
+
+    /** What happened to the machine-API cloud's machines (also in {@value #MACHINE_LOG}). */
+    public MachineLog machineLog() {
+        return machineLog;
+    }
+
+    /** Every request the machine API answered (also in {@value #MACHINE_API_REQUESTS}). */
+    public RequestLog machineApiRequests() {
+        return machineApiRequests;
     }
 
     public DemoWorkloads workloads() {
@@ -311,8 +461,11 @@ public final class EmbeddedWorld implements AutoCloseable {
         workloads.close();
         jobs.ifPresent(JobControllers::close);
         clusterApi.ifPresent(ClusterApiControllers::close);
+        machineApi.close();
+        machineLog.close();
+        machineApiRequests.close();
         cloudThreads.shutdownNow();
-        repo.close();
+        repo.ifPresent(DemoRepository::close);
         kube.close();
     }
 }

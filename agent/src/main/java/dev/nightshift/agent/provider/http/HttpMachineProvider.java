@@ -135,6 +135,10 @@ public final class HttpMachineProvider implements MachineProvider {
             return Deletion.started("machine " + machine + " is already gone");
         }
         ApiMachine m = found.get();
+        if (m.state() == MachineState.DELETING) {
+            // Already going (a replacement asked for, or a deletion): asking again would make one machine more.
+            return Deletion.started("machine " + m.id() + " is being deleted");
+        }
         if (replace) {
             ApiMachine replacement = api.replace(m.id(), IdempotencyKeys.of(pool.name(), "replace", m.id(), pool.rollHash().toString()),
                     MachineRequests.create(pool, Optional.empty()));
@@ -142,9 +146,6 @@ public final class HttpMachineProvider implements MachineProvider {
             fold(pool.name(), replacement);
             LOG.info("machine {} of pool {} replaced by {}", m.id(), pool.name(), replacement.id());
             return Deletion.started("replaced machine " + m.id() + " by " + replacement.id());
-        }
-        if (m.state() == MachineState.DELETING) {
-            return Deletion.started("machine " + m.id() + " is being deleted");
         }
         boolean started = api.delete(m.id());
         fold(pool.name(), m.withState(MachineState.DELETING, null));

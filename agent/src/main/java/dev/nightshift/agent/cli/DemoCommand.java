@@ -35,8 +35,9 @@ public final class DemoCommand implements Callable<Integer> {
     private Path dir;
 
     @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
-            description = "Where the machines come from (default ${DEFAULT-VALUE}): simulated (a cloud in a box), or cluster-api"
-                    + " (embedded Cluster API controllers, driven through the cluster-api provider; the story of examples/cluster-api).")
+            description = "Where the machines come from (default ${DEFAULT-VALUE}): simulated (a cloud in a box), cluster-api"
+                    + " (embedded Cluster API controllers, driven through the cluster-api provider; the story of examples/cluster-api),"
+                    + " or http (the embedded machine API, called over HTTP by the agent's http provider; the demo's story).")
     private String provider;
 
     @picocli.CommandLine.Spec

@@ -75,8 +75,9 @@ public final class SandboxCommand implements Callable<Integer> {
     private Path info;
 
     @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
-            description = "Where the machines come from (default ${DEFAULT-VALUE}): simulated, or cluster-api (a MachineDeployment"
-                    + " per pool, played by embedded Cluster API controllers; its nodes are always adopted).")
+            description = "Where the machines come from (default ${DEFAULT-VALUE}): simulated, cluster-api (a MachineDeployment"
+                    + " per pool, played by embedded Cluster API controllers; its nodes are always adopted), or http (the machine"
+                    + " API this sandbox serves, which the agent calls over HTTP with its http provider).")
     private String provider;
 
     @Override

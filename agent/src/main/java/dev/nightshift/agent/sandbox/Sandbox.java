@@ -118,6 +118,12 @@ public final class Sandbox implements AutoCloseable {
             throw new IllegalArgumentException("with --provider cluster-api every pool is a MachineDeployment whose machines become"
                     + " nodes; bastion pools (" + String.join(", ", bastions) + ") have no place in it");
         }
+        if (options.machines() == EmbeddedWorld.Machines.HTTP) {
+            seedMachineApi(pools, bastions);
+            world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()));
+            world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + specDir);
+            return announced();
+        }
         for (DesiredPool pool : pools) {
             // Cluster API's machines come without Nightshift's marks: they are labelled and adopted.
             List<String> nodes = clusterApi
@@ -146,26 +152,31 @@ public final class Sandbox implements AutoCloseable {
      */
     private EmbeddedWorld.Facts startWithoutAgent(ClusterSpec cluster, List<DesiredPool> pools, Set<String> bastions)
             throws java.io.IOException {
+        seedMachineApi(pools, bastions);
+        world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: cluster " + cluster.name() + " from "
+                + options.spec().orElseThrow(), Optional.of(cluster.name()));
+        return announced();
+    }
+
+    /**
+     * Every pool gets its {@code minimum} machines from the machine-API cloud: nodes registered with the pool's spec
+     * labels and taints but not the pool label, the hashes on the machine records unless unstamped; a bastion's
+     * machines run and never register.
+     */
+    private void seedMachineApi(List<DesiredPool> pools, Set<String> bastions) {
         for (DesiredPool pool : pools) {
-            if (bastions.contains(pool.name())) {
-                continue;
-            }
             Map<String, String> hashes = options.unstamped() ? Map.of() : NodeMarks.hashes(pool.rollHash(), pool.kubeletHash());
             List<MachineRequest.Taint> taints = pool.spec().pool().taints().stream()
                     .map(t -> new MachineRequest.Taint(t.key(), t.value(), t.effect().name())).toList();
             List<String> nodes = world.seedMachineApi(pool.name(), pool.spec().pool().minimum(), pool.spec().pool().labels(), taints,
                     hashes);
-            if (options.podsPerNode() > 0 && !nodes.isEmpty()) {
+            if (options.podsPerNode() > 0 && !bastions.contains(pool.name()) && !nodes.isEmpty()) {
                 world.workloads().deploy(pool.name(), pool.name(), nodes, options.podsPerNode());
             }
         }
         if (options.podsPerNode() > 0) {
             world.workloads().startRescheduling();
         }
-        world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: cluster " + cluster.name() + " from "
-                + options.spec().orElseThrow() + (bastions.isEmpty() ? "" : " (bastion pools " + String.join(", ", bastions)
-                + " start empty: the machine API's cloud has no machines that never register)"), Optional.of(cluster.name()));
-        return announced();
     }
 
     /** No spec, no agent: the Kubernetes API and the machine API, empty. */

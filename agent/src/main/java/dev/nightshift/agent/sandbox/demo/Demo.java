@@ -88,10 +88,15 @@ public final class Demo implements AutoCloseable {
             return clusterApi(dir);
         }
         world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, EmbeddedKubernetes.DEFAULT_GIT_VERSION, DemoRepository.bundledDemo(),
-                "demo: the cluster as it is today", "bastion"::equals, cloudBehaviour), clock);
+                "demo: the cluster as it is today", "bastion"::equals, cloudBehaviour, options.machines()), clock);
         repo = world.repository();
         DemoWorkloads workloads = world.workloads();
-        POOLS.forEach((pool, count) -> world.seed(pool, count, Optional.empty(), Optional.empty()));
+        if (options.machines() == EmbeddedWorld.Machines.HTTP) {
+            // The machine API's machines, unstamped and their nodes unlabelled: the agent labels and adopts them.
+            POOLS.forEach((pool, count) -> world.seedMachineApi(pool, count, Map.of(), List.of(), Map.of()));
+        } else {
+            POOLS.forEach((pool, count) -> world.seed(pool, count, Optional.empty(), Optional.empty()));
+        }
         workloads.daemonSet(nodes("batch", "cpu-worker", "gpu-worker"));
         workloads.deploy("cpu-worker", "web", nodes("cpu-worker"), 2);
         workloads.deploy("batch", "jobs", nodes("batch"), 2);

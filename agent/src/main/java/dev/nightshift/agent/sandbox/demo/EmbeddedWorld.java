@@ -36,6 +36,11 @@ import dev.nightshift.agent.nodeupdate.JobSettings;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import dev.nightshift.agent.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.agent.sandbox.machineapi.Holds;
+import dev.nightshift.agent.provider.http.HttpMachineApiClient;
+import dev.nightshift.agent.provider.http.HttpMachineProvider;
+import dev.nightshift.agent.provider.http.MachineApi;
+import dev.nightshift.agent.provider.http.MachineApiEndpoint;
+import dev.nightshift.agent.provider.http.MachineApiNodeUpdater;
 import dev.nightshift.agent.sandbox.machineapi.MachineApiCloud;
 import dev.nightshift.agent.sandbox.machineapi.MachineApiServer;
 import dev.nightshift.agent.sandbox.machineapi.MachineLog;
@@ -130,7 +135,9 @@ public final class EmbeddedWorld implements AutoCloseable {
      * Machines, then Nodes), which the agent drives with its {@code cluster-api} provider.
      */
     public enum Machines {
-        SIMULATED("simulated"), CLUSTER_API("cluster-api");
+        SIMULATED("simulated"), CLUSTER_API("cluster-api"),
+        /** The machine-API cloud, driven by the agent's {@code http} provider over real HTTP. */
+        HTTP("http");
 
         private final String providerType;
 
@@ -149,9 +156,15 @@ public final class EmbeddedWorld implements AutoCloseable {
                     return m;
                 }
             }
-            throw new IllegalArgumentException("unknown provider \"" + providerType + "\"; the embedded world has: simulated, cluster-api");
+            throw new IllegalArgumentException("unknown provider \"" + providerType + "\"; the embedded world has: simulated, cluster-api, http");
         }
     }
+
+    /**
+     * How often the agent lists pools whose machine-API machines are changing, with {@link Machines#HTTP}: the
+     * world's machines take seconds, not minutes, so the production 30 s would leave the demo idle.
+     */
+    static final Duration MACHINE_API_POLL = Duration.ofSeconds(2);
 
     /** Where the Cluster API objects live in the embedded cluster. */
     public static final String CLUSTER_API_NAMESPACE = "default";
@@ -202,13 +215,14 @@ public final class EmbeddedWorld implements AutoCloseable {
     /** The machine API's server and its logs, closed together. */
     private record MachineApiParts(MachineApiServer server, MachineLog machineLog, RequestLog requests) {
 
-        static MachineApiParts start(Path dir, EmbeddedKubernetes kube, ScheduledExecutorService threads, Holds holds, Clock clock)
-                throws IOException {
+        static MachineApiParts start(Path dir, EmbeddedKubernetes kube, ScheduledExecutorService threads, Holds holds,
+                                     Predicate<String> bastionPool, Clock clock) throws IOException {
             MachineLog machineLog = new MachineLog(Optional.of(dir.resolve(MACHINE_LOG)));
             RequestLog requests = new RequestLog(Optional.of(dir.resolve(MACHINE_API_REQUESTS)));
             try {
                 MachineApiCloud cloud = new MachineApiCloud(kube.client(), threads, clock,
-                        RandomGeneratorFactory.of("L64X128MixRandom").create(11), MachineApiCloud.Behaviour.sandbox(), machineLog);
+                        RandomGeneratorFactory.of("L64X128MixRandom").create(11), MachineApiCloud.Behaviour.sandbox(), machineLog,
+                        bastionPool);
                 return new MachineApiParts(MachineApiServer.start(cloud, requests, holds, dir.resolve(MACHINE_API_TOKEN), clock),
                         machineLog, requests);
             } catch (IOException | RuntimeException e) {
@@ -254,7 +268,7 @@ public final class EmbeddedWorld implements AutoCloseable {
         MachineApiParts machineApi = null;
         try {
             Path kubeconfig = kube.writeKubeconfig(setup.dir().resolve("kubeconfig"));
-            machineApi = MachineApiParts.start(setup.dir(), kube, threads, setup.machineApiHolds(), clock);
+            machineApi = MachineApiParts.start(setup.dir(), kube, threads, setup.machineApiHolds(), setup.bastionPool(), clock);
             Optional<DemoRepository> repo = withRepository
                     ? Optional.of(DemoRepository.create(setup.dir(), setup.specFiles(), setup.firstCommit())) : Optional.empty();
             SimulatedMachineProvider cloud = new SimulatedMachineProvider(kube.client(), threads, clock, new Random(7),
@@ -352,6 +366,15 @@ public final class EmbeddedWorld implements AutoCloseable {
                     .with(AgentConfig.NodeUpdates.job(NODE_UPDATER)), kube.client(),
                     new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(CLUSTER_API_NAMESPACE, cluster, Map.of()), clock),
                     new NoNodeUpdates(), clock, reports);
+        } else if (machines == Machines.HTTP) {
+            // The agent's own provider and node updater, over real HTTP to the machine API this world serves.
+            AgentConfig.Provider.Http http = new AgentConfig.Provider.Http(Optional.of(java.net.URI.create(machineApi.url())),
+                    Optional.of(machineApi.tokenFile()), Optional.empty(), AgentConfig.Provider.Http.DEFAULT_TIMEOUT);
+            MachineApi api = HttpMachineApiClient.of(new MachineApiEndpoint(http.url().orElseThrow(), http.tokenFile().orElseThrow(),
+                    http.caFile(), http.timeout()));
+            HttpMachineProvider provider = new HttpMachineProvider(api, MACHINE_API_POLL);
+            starting = new Agent(config.with(new AgentConfig.Provider(AgentConfig.Provider.HTTP, http)), kube.client(), provider,
+                    new MachineApiNodeUpdater(api, provider, kube.client()), clock, reports);
         } else {
             starting = new Agent(config, kube.client(), cloud, clock, reports);
         }
@@ -405,13 +428,11 @@ public final class EmbeddedWorld implements AutoCloseable {
             out.println("  spec repository  " + facts.repository());
             out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push)");
         }
-        out.println("  no agent runs here; point one at it from another shell (the token file goes in its --config as");
-        out.println("  provider.http.tokenFile):");
-        out.println("    KUBECONFIG=" + facts.kubeconfig() + " nightshift run --provider http --machine-api-url " + facts.machineApi()
-                + " \\");
-        out.println("        --config AGENT.yaml --repo " + (facts.repository() == null ? "URL" : facts.repository().toUri()) + " --cluster "
-                + cluster.orElse("NAME"));
-        out.println("    with AGENT.yaml: {provider: {type: http, http: {tokenFile: " + facts.machineApiTokenFile() + "}}}");
+        out.println("  no agent runs here; point one at it from another shell:");
+        out.println("    java -jar agent/target/nightshift.jar run --kubeconfig " + facts.kubeconfig() + " --provider http \\");
+        out.println("        --machine-api-url " + facts.machineApi() + " --machine-api-token-file " + facts.machineApiTokenFile() + " \\");
+        out.println("        --repo " + (facts.repository() == null ? "URL" : facts.repository().toUri()) + " --cluster "
+                + cluster.orElse("NAME") + " --poll-interval 2s --http-port 0");
         out.println();
     }
 

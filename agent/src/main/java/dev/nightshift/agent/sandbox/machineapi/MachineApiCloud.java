@@ -102,6 +102,7 @@ public final class MachineApiCloud implements MachineApi {
     private final RandomGenerator random;
     private final Behaviour behaviour;
     private final MachineLog log;
+    private final java.util.function.Predicate<String> headless;
 
     // Guarded by this. Insertion order is creation order, which listings keep.
     private final Map<String, ApiMachine> machines = new LinkedHashMap<>();
@@ -114,6 +115,16 @@ public final class MachineApiCloud implements MachineApi {
 
     public MachineApiCloud(KubernetesClient client, ScheduledExecutorService executor, Clock clock, RandomGenerator random,
                            Behaviour behaviour, MachineLog log) {
+        this(client, executor, clock, random, behaviour, log, pool -> false);
+    }
+
+    /**
+     * @param headless the pools whose machines never register as nodes (bastions): they run, with
+     *                 {@code nodeName} null, and Nightshift stamps their records instead
+     */
+    public MachineApiCloud(KubernetesClient client, ScheduledExecutorService executor, Clock clock, RandomGenerator random,
+                           Behaviour behaviour, MachineLog log, java.util.function.Predicate<String> headless) {
+        this.headless = headless;
         this.client = client;
         this.executor = executor;
         this.clock = clock;
@@ -139,6 +150,13 @@ public final class MachineApiCloud implements MachineApi {
         List<ApiMachine> seeded = new ArrayList<>();
         int n = 0;
         for (int i = 0; i < count; i++) {
+            if (headless.test(pool)) {
+                ApiMachine machine = new ApiMachine(nextId(pool), pool, null, MachineState.RUNNING, clock.instant(), annotations, null);
+                machines.put(machine.id(), machine);
+                log.add(clock.instant(), MachineLog.Event.SEEDED, machine.id(), pool, null, null, null, null, null);
+                seeded.add(machine);
+                continue;
+            }
             String node;
             do {
                 node = pool + "-" + (++n);
@@ -305,11 +323,13 @@ public final class MachineApiCloud implements MachineApi {
 
     /** A new machine, {@code creating}; it registers (or fails) after the create delay. */
     private ApiMachine launch(String pool, String idempotencyKey, MachineRequest request, String replaces) {
-        String node;
-        do {
-            node = pool + "-" + Integer.toString(36 * 36 * 36 * 36 + random.nextInt(35 * 36 * 36 * 36 * 36), 36);
-        } while (nodeNames.contains(node));
-        nodeNames.add(node);
+        String node = null;
+        if (!headless.test(pool)) {
+            do {
+                node = pool + "-" + Integer.toString(36 * 36 * 36 * 36 + random.nextInt(35 * 36 * 36 * 36 * 36), 36);
+            } while (nodeNames.contains(node));
+            nodeNames.add(node);
+        }
         ApiMachine machine = new ApiMachine(nextId(pool), pool, node, MachineState.CREATING, clock.instant(), request.annotations(), null);
         machines.put(machine.id(), machine);
         asked.put(machine.id(), request);
@@ -330,6 +350,12 @@ public final class MachineApiCloud implements MachineApi {
             return;
         }
         MachineRequest request = asked.get(id);
+        if (machine.nodeName() == null) {
+            // A bastion: it runs, and joins no cluster.
+            machines.put(id, machine.withState(MachineState.RUNNING, null));
+            log.add(clock.instant(), MachineLog.Event.REGISTERED, id, machine.pool(), null, null, null, null, "runs; never a node");
+            return;
+        }
         try {
             client.nodes().resource(node(machine.nodeName(), request.labels(), request.taints())).create();
         } catch (KubernetesClientException e) {
@@ -380,7 +406,9 @@ public final class MachineApiCloud implements MachineApi {
             return;
         }
         try {
-            client.nodes().withName(machine.nodeName()).delete();
+            if (machine.nodeName() != null) {
+                client.nodes().withName(machine.nodeName()).delete();
+            }
         } catch (KubernetesClientException e) {
             // Tried again later: the machine stays deleting until its node is gone.
             LOG.warn("cannot delete node {} of machine {}: {}", machine.nodeName(), id, e.getMessage());
@@ -411,6 +439,9 @@ public final class MachineApiCloud implements MachineApi {
     }
 
     private void setReady(String node, boolean ready) {
+        if (node == null) {
+            return; // a bastion has no node
+        }
         try {
             client.nodes().withName(node).edit(n -> {
                 n.getStatus().setConditions(new ArrayList<>(List.of(readyCondition(ready))));

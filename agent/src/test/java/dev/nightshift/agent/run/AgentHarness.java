@@ -24,6 +24,16 @@ import dev.nightshift.agent.git.GitWork;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.provider.NodeUpdater;
+import dev.nightshift.agent.provider.http.HttpMachineApiClient;
+import dev.nightshift.agent.provider.http.HttpMachineProvider;
+import dev.nightshift.agent.provider.http.MachineApi;
+import dev.nightshift.agent.provider.http.MachineApiEndpoint;
+import dev.nightshift.agent.provider.http.MachineApiNodeUpdater;
+import dev.nightshift.agent.sandbox.machineapi.Holds;
+import dev.nightshift.agent.sandbox.machineapi.MachineApiCloud;
+import dev.nightshift.agent.sandbox.machineapi.MachineApiServer;
+import dev.nightshift.agent.sandbox.machineapi.MachineLog;
+import dev.nightshift.agent.sandbox.machineapi.RequestLog;
 import dev.nightshift.agent.provider.capi.ClusterApiMachineProvider;
 import dev.nightshift.agent.provider.capi.ClusterApiSettings;
 import dev.nightshift.agent.sandbox.capi.Behaviour;
@@ -79,6 +89,12 @@ final class AgentHarness implements AutoCloseable {
     final SimulatedMachineProvider provider;
     /** The machines the agent asked the cloud for; the agent talks to the cloud through it. */
     final MachineRequests machineRequests;
+    /** The machine API the agent calls with {@link RolloutBackend#HTTP}; null otherwise. */
+    final MachineApiServer machineApi;
+    /** What the machine API's cloud did, with {@link RolloutBackend#HTTP}; null otherwise. */
+    final MachineLog machineLog;
+    /** The {@code http} provider of the agent running now. */
+    private volatile HttpMachineProvider httpProvider;
     private final Path tmp;
     /** The agent's own client, with {@link #AGENT} as its User-Agent; the cloud and the test use {@code kube.client()}. */
     private final KubernetesClient agentClient;
@@ -125,7 +141,10 @@ final class AgentHarness implements AutoCloseable {
         agentClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(kube.config()).withUserAgent(AGENT).build()).build();
         // Seeded: a failure rate below 1 fails the same machines in every run.
         provider = new SimulatedMachineProvider(kube.client(), cloud, Clock.systemUTC(), new Random(3), p -> false, behaviour);
-        machineRequests = new MachineRequests(provider, Clock.systemUTC());
+        machineRequests = backend == RolloutBackend.HTTP ? new MachineRequests(() -> httpProvider, Clock.systemUTC())
+                : new MachineRequests(provider, Clock.systemUTC());
+        MachineApiServer api = null;
+        MachineLog log = null;
         capi = switch (backend) {
             case SIMULATED -> {
                 for (int i = 1; i <= nodes; i++) {
@@ -142,7 +161,21 @@ final class AgentHarness implements AutoCloseable {
                 ClusterApiSeeding.seed(kube.client(), PoolSeed.of(cluster, pool, nodes, KUBERNETES_VERSION), Duration.ofSeconds(60));
                 yield controllers;
             }
+            case HTTP -> {
+                log = new MachineLog(Optional.empty());
+                // Seeded: the same events give the same node names in every run.
+                MachineApiCloud machines = new MachineApiCloud(kube.client(), cloud, Clock.systemUTC(),
+                        RandomGeneratorFactory.of("L64X128MixRandom").create(42), new MachineApiCloud.Behaviour(
+                                behaviour.createDelay(), Duration.ofMillis(200), behaviour.inPlaceDelay(), behaviour.restartDelay(), 0, 0), log);
+                api = MachineApiServer.start(machines, new RequestLog(Optional.empty()), Holds.none(), tmp.resolve("machine-api-token"),
+                        Clock.systemUTC());
+                // Running before Nightshift: unstamped, their nodes without the pool label.
+                machines.seed(pool, nodes, Map.of(), Map.of());
+                yield null;
+            }
         };
+        machineApi = api;
+        machineLog = log;
     }
 
     private static final AgentConfig.Overrides DRY_RUN = new AgentConfig.Overrides(Optional.empty(), Optional.empty(),
@@ -167,6 +200,14 @@ final class AgentHarness implements AutoCloseable {
             case CLUSTER_API -> new Agent(config.with(new AgentConfig.Provider(AgentConfig.Provider.CLUSTER_API)), agentClient,
                     new ClusterApiMachineProvider(agentClient, new ClusterApiSettings(EmbeddedKubernetes.NAMESPACE, cluster, Map.of()),
                             Clock.systemUTC()), NO_NODE_UPDATES, Clock.systemUTC(), r -> { });
+            case HTTP -> {
+                // A new provider and client each time, over real HTTP: a restarted agent knows only what it lists.
+                MachineApi api = HttpMachineApiClient.of(new MachineApiEndpoint(URI.create(machineApi.url()), machineApi.tokenFile(),
+                        Optional.empty(), Duration.ofSeconds(10)));
+                httpProvider = new HttpMachineProvider(api, Duration.ofSeconds(1));
+                yield new Agent(config.with(new AgentConfig.Provider(AgentConfig.Provider.HTTP)), agentClient, machineRequests,
+                        new MachineApiNodeUpdater(api, httpProvider, agentClient), Clock.systemUTC(), r -> { });
+            }
         };
         agent.start();
     }
@@ -249,6 +290,9 @@ final class AgentHarness implements AutoCloseable {
         }
         if (capi != null) {
             capi.close();
+        }
+        if (machineApi != null) {
+            machineApi.close();
         }
         cloud.shutdownNow();
         agentClient.close();

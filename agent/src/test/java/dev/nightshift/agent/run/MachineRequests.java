@@ -29,15 +29,50 @@ final class MachineRequests implements MachineProvider {
     record Request(Instant time, String pool, Optional<String> surgeFor) {
     }
 
-    private final MachineProvider cloud;
+    /** The provider the agent talks to now: a restarted agent with the {@code http} provider gets a new one. */
+    private final java.util.function.Supplier<MachineProvider> cloud;
     private final Clock clock;
     private final List<Request> requests = new ArrayList<>();
     /** When a machine asked for was deleted before it registered as a node (it never shows in the request log). */
     private final List<Instant> withdrawn = new ArrayList<>();
 
     MachineRequests(MachineProvider cloud, Clock clock) {
+        this(() -> cloud, clock);
+    }
+
+    MachineRequests(java.util.function.Supplier<MachineProvider> cloud, Clock clock) {
         this.cloud = cloud;
         this.clock = clock;
+    }
+
+    @Override
+    public void start(Runnable onChange) throws Exception {
+        cloud.get().start(onChange);
+    }
+
+    @Override
+    public void refresh() {
+        cloud.get().refresh();
+    }
+
+    @Override
+    public void settle(String pool) {
+        cloud.get().settle(pool);
+    }
+
+    @Override
+    public Optional<String> refusal(String pool) {
+        return cloud.get().refusal(pool);
+    }
+
+    @Override
+    public void nodeUpdating(String pool, String node, boolean updating) {
+        cloud.get().nodeUpdating(pool, node, updating);
+    }
+
+    @Override
+    public void close() {
+        cloud.get().close();
     }
 
     /** When each machine that never registered was deleted, in order. */
@@ -56,19 +91,19 @@ final class MachineRequests implements MachineProvider {
 
     @Override
     public List<Machine> machines(String pool) {
-        return cloud.machines(pool);
+        return cloud.get().machines(pool);
     }
 
     @Override
     public void create(DesiredPool pool, String surgeFor) {
         record(pool.name(), surgeFor);
-        cloud.create(pool, surgeFor);
+        cloud.get().create(pool, surgeFor);
     }
 
     @Override
     public Deletion delete(DesiredPool pool, String machine, boolean replace) {
-        boolean unregistered = cloud.machines(pool.name()).stream().anyMatch(m -> m.name().equals(machine) && m.node().isEmpty());
-        Deletion deletion = cloud.delete(pool, machine, replace);
+        boolean unregistered = cloud.get().machines(pool.name()).stream().anyMatch(m -> m.name().equals(machine) && m.node().isEmpty());
+        Deletion deletion = cloud.get().delete(pool, machine, replace);
         if (unregistered && deletion.started()) {
             synchronized (this) {
                 withdrawn.add(clock.instant());
@@ -79,6 +114,6 @@ final class MachineRequests implements MachineProvider {
 
     @Override
     public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
-        cloud.stamp(pool, machine, rollHash, kubeletHash);
+        cloud.get().stamp(pool, machine, rollHash, kubeletHash);
     }
 }

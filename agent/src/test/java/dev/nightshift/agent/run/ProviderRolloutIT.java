@@ -21,6 +21,7 @@ import dev.nightshift.agent.run.RolloutInvariants.Limits;
 import dev.nightshift.agent.run.RolloutInvariants.Start;
 import dev.nightshift.agent.sandbox.demo.DemoWorkloads;
 import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.machineapi.MachineLog;
 import io.fabric8.kubernetes.api.model.Node;
 
 /**
@@ -212,7 +213,7 @@ class ProviderRolloutIT {
     /** The old nodes a surge machine was asked for, with when: from the cloud's record, or the MachineDeployment's annotation. */
     private java.util.Map<String, java.time.Instant> surgeAsked(List<RecordedRequest> log, Start start) throws Exception {
         java.util.Map<String, java.time.Instant> asked = new java.util.TreeMap<>();
-        if (h.backend == RolloutBackend.SIMULATED) {
+        if (h.backend != RolloutBackend.CLUSTER_API) {
             h.machineRequests.requests().stream().filter(q -> !q.time().isBefore(start.at()) && q.surgeFor().isPresent())
                     .forEach(q -> asked.putIfAbsent(q.surgeFor().get(), q.time()));
             return asked;
@@ -258,13 +259,15 @@ class ProviderRolloutIT {
     private boolean reached(Point point, Start start) {
         List<RecordedRequest> log = h.kube.requests();
         return switch (point) {
-            case SURGE_REQUESTED -> h.backend == RolloutBackend.SIMULATED
+            case SURGE_REQUESTED -> h.backend != RolloutBackend.CLUSTER_API
                     ? h.machineRequests.requests().stream().anyMatch(q -> !q.time().isBefore(start.at()))
                     : log.stream().anyMatch(r -> r.method().equals("PATCH") && r.succeeded() && r.resourcePath().contains("/machinedeployments/")
                             && r.body().contains("\"replicas\":" + (NODES + 1)));
             case MID_DRAIN -> log.stream().anyMatch(r -> r.method().equals("PATCH") && r.succeeded()
                     && r.body().contains(NodeMarks.DRAIN_STARTED_AT + "\":\""));
-            case AFTER_DELETION -> log.stream().anyMatch(r -> r.method().equals("DELETE") && r.succeeded()
+            case AFTER_DELETION -> h.backend == RolloutBackend.HTTP
+                    ? h.machineLog.entries().stream().anyMatch(e -> e.event() == MachineLog.Event.DELETING)
+                    : log.stream().anyMatch(r -> r.method().equals("DELETE") && r.succeeded()
                     && (h.backend == RolloutBackend.SIMULATED ? r.resourcePath().startsWith("/api/v1/nodes/")
                     : r.resourcePath().contains("/machines/")));
         };
@@ -292,6 +295,9 @@ class ProviderRolloutIT {
         rolledOutWithin(limits, start);
         if (backend == RolloutBackend.SIMULATED) {
             assertThat(h.provider.machines(POOL)).as("no machine left over in the cloud").hasSize(NODES);
+        }
+        if (backend == RolloutBackend.HTTP) {
+            assertThat(h.machineApi.cloud().list(POOL)).as("no machine left over in the machine API").hasSize(NODES);
         }
     }
 

@@ -8,5 +8,10 @@ enum RolloutBackend {
      * The {@code cluster-api} provider against the embedded Cluster API: the pool is an OnDelete MachineDeployment
      * reconciled by the controller double, whose Nodes come unlabelled and which the agent labels.
      */
-    CLUSTER_API
+    CLUSTER_API,
+    /**
+     * The {@code http} provider over real HTTP against the sandbox's machine API ({@code MachineApiServer} and its
+     * simulated cloud): machines register as nodes without the pool label or hashes, which the agent writes.
+     */
+    HTTP
 }

@@ -22,6 +22,7 @@ import dev.nightshift.agent.sandbox.capi.ClusterApiControllers;
 import dev.nightshift.agent.sandbox.capi.ClusterApiResources;
 import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.agent.sandbox.embedded.RecordedRequest;
+import dev.nightshift.agent.sandbox.machineapi.MachineLog;
 import dev.nightshift.spec.hash.StampedHash;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
@@ -134,7 +135,17 @@ final class RolloutInvariants {
                 violations.add("Cluster API cordoned a node itself (Nightshift excludes its machines from draining): " + r);
             }
 
-            // Deletions: only of drained machines.
+            // Deletions: only of drained machines; with the machine API, when the agent asked for it (delete or replace).
+            if (h.backend == RolloutBackend.HTTP) {
+                java.time.Instant since = i == 0 ? java.time.Instant.MIN : log.get(i - 1).time();
+                for (MachineLog.Entry e : h.machineLog.entries()) {
+                    if (e.event() == MachineLog.Event.DELETING && pool.equals(e.pool()) && e.nodeName() != null
+                            && e.time().isAfter(since) && !e.time().isAfter(r.time()) && !e.time().isBefore(start.at())) {
+                        undrained(e.nodeName(), before, pods).ifPresent(why -> violations.add("machine " + e.machine() + " deleted, its node "
+                                + e.nodeName() + " " + why + " (machine API, " + e.time() + ")"));
+                    }
+                }
+            }
             if (!capi && r.method().equals("DELETE") && r.succeeded() && r.resourcePath().startsWith("/api/v1/nodes/")) {
                 String node = r.resourcePath().substring("/api/v1/nodes/".length());
                 undrained(node, before, pods).ifPresent(why -> violations.add("node " + node + " deleted " + why + ": " + r));
@@ -181,6 +192,9 @@ final class RolloutInvariants {
             if (capi) {
                 count = (int) machines.objects().values().stream()
                         .filter(m -> md.equals(m.at("/metadata/labels").path(DEPLOYMENT_LABEL).asText())).count();
+            } else if (h.backend == RolloutBackend.HTTP) {
+                // The machine API's own record: machines of the pool asked for or running, not being deleted, at this moment.
+                count = machinesAt(h.machineLog.entries(), pool, r.time());
             } else {
                 if (r.method().equals("POST") && r.resourcePath().equals("/api/v1/nodes") && r.succeeded()
                         && r.body().contains(NodeMarks.SURGE_FOR)) {
@@ -216,6 +230,22 @@ final class RolloutInvariants {
         assertThat(violations).as("rollout guarantees, from the request log (%s, %s); the writes:%s", h.backend, limits,
                 writes(log)).isEmpty();
         assertThat(cordons).as("some node was drained at all").isNotEmpty();
+    }
+
+    /** The pool's machines at {@code time} from the machine API's log: seeded or created, and not yet being deleted. */
+    private static int machinesAt(List<MachineLog.Entry> entries, String pool, Instant time) {
+        Set<String> alive = new HashSet<>();
+        for (MachineLog.Entry e : entries) {
+            if (e.time().isAfter(time) || !pool.equals(e.pool())) {
+                continue;
+            }
+            switch (e.event()) {
+                case SEEDED, CREATED -> alive.add(e.machine());
+                case DELETING, REPLACED, GONE -> alive.remove(e.machine());
+                default -> { }
+            }
+        }
+        return alive.size();
     }
 
     private static void collectMachineOf(String md, JsonNode machine, Set<String> into) {
@@ -327,6 +357,16 @@ final class RolloutInvariants {
             });
             assertThat(nodes).extracting(n -> AgentHarness.annotation(n, MACHINE_ANNOTATION)).as("the nodes' Machines")
                     .containsExactlyInAnyOrderElementsOf(machines.stream().map(m -> m.at("/metadata/name").asText()).toList());
+        }
+        if (h.backend == RolloutBackend.HTTP) {
+            String hash = hashes.iterator().next();
+            List<dev.nightshift.agent.provider.http.ApiMachine> machines = h.machineApi.cloud().list(pool);
+            assertThat(machines).as("the pool's machines in the machine API").hasSize(limits.count()).allSatisfy(m -> {
+                assertThat(m.state()).as("%s's state", m.id()).isEqualTo(dev.nightshift.agent.provider.http.MachineState.RUNNING);
+                assertThat(m.annotations().get(NodeMarks.ROLL_HASH)).as("%s's roll hash on its record", m.id()).isEqualTo(hash);
+            });
+            assertThat(nodes).extracting(n -> n.getMetadata().getName()).as("the nodes of the machine API's machines")
+                    .containsExactlyInAnyOrderElementsOf(machines.stream().map(dev.nightshift.agent.provider.http.ApiMachine::nodeName).toList());
         }
         return hashes.iterator().next();
     }

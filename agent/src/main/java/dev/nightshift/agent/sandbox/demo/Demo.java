@@ -317,6 +317,11 @@ public final class Demo implements AutoCloseable {
         return Optional.ofNullable(world).map(EmbeddedWorld::kubernetes);
     }
 
+    /** The world the demo runs in, once started: its machine API, for one. */
+    public Optional<EmbeddedWorld> world() {
+        return Optional.ofNullable(world);
+    }
+
     @Override
     public void close() {
         if (world != null) {

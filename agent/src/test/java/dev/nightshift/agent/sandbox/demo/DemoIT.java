@@ -12,7 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.kube.NodeMarks;
@@ -31,10 +32,12 @@ class DemoIT {
     @TempDir
     Path tmp;
 
-    @Test
-    void theDemoRollsEveryPoolToTheBumpedImageAndExitsZero() throws Exception {
+    /** With the simulated cloud, and with the machine API called over HTTP by the agent's {@code http} provider. */
+    @ParameterizedTest
+    @EnumSource(value = EmbeddedWorld.Machines.class, names = {"SIMULATED", "HTTP"})
+    void theDemoRollsEveryPoolToTheBumpedImageAndExitsZero(EmbeddedWorld.Machines machines) throws Exception {
         ByteArrayOutputStream screen = new ByteArrayOutputStream();
-        try (Demo demo = new Demo(new Demo.Options(0, true, Duration.ofSeconds(240), Optional.of(tmp)),
+        try (Demo demo = new Demo(new Demo.Options(0, true, Duration.ofSeconds(240), Optional.of(tmp), machines),
                 new PrintStream(screen, true, StandardCharsets.UTF_8))) {
 
             int code = demo.run();
@@ -61,6 +64,14 @@ class DemoIT {
                 }
             }
             assertThat(cordons).as("each node is cordoned (drained) at most once").allSatisfy((node, count) -> assertThat(count).isOne());
+            if (machines == EmbeddedWorld.Machines.HTTP) {
+                // The bastion never became a node: its machine's record, in the machine API, carries the hash.
+                var api = demo.world().orElseThrow().machineApi().cloud();
+                assertThat(api.list("bastion")).as("the bastion's machines in the machine API").singleElement()
+                        .satisfies(m -> assertThat(m.annotations().get(NodeMarks.ROLL_HASH)).isEqualTo(wanted.get("bastion")));
+                assertThat(api.list("cpu-worker")).as("cpu-worker's machines in the machine API").hasSize(3).allSatisfy(m ->
+                        assertThat(m.annotations().get(NodeMarks.ROLL_HASH)).isEqualTo(wanted.get("cpu-worker")));
+            }
         }
     }
 }

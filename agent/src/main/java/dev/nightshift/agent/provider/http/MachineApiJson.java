@@ -128,8 +128,7 @@ public final class MachineApiJson {
             taints.add(new MachineRequest.Taint(requiredText(t, "taints[" + i + "].", "key"), optionalText(t, "taints[" + i + "].", "value"),
                     requiredText(t, "taints[" + i + "].", "effect")));
         }
-        return new MachineRequest(stringMap(o.get("labels"), "labels"), stringMap(o.get("annotations"), "annotations"), taints,
-                readSpec(o.get("spec")));
+        return new MachineRequest(requiredStringMap(o, "labels"), requiredStringMap(o, "annotations"), taints, readSpec(o.get("spec")));
     }
 
     public static String updateRequest(UpdateRequest r) {
@@ -145,7 +144,7 @@ public final class MachineApiJson {
         String op = requiredText(o, "", "operation");
         UpdateRequest.Operation operation = UpdateRequest.Operation.of(op).orElseThrow(() -> new MalformedJson(
                 "field \"operation\" is \"" + op + "\", not in-place-update or restart-kubelet"));
-        return new UpdateRequest(operation, stringMap(o.get("annotations"), "annotations"), readSpec(o.get("spec")));
+        return new UpdateRequest(operation, requiredStringMap(o, "annotations"), readSpec(o.get("spec")));
     }
 
     /** {@code {"annotations": …}}; a null value removes the key (RFC 7386). */
@@ -265,6 +264,15 @@ public final class MachineApiJson {
             throw new MalformedJson("field \"" + at + field + "\" must be a string or null");
         }
         return v.asText();
+    }
+
+    /** A field the API requires, as an object of strings (the OpenAPI file's {@code required}). */
+    private static Map<String, String> requiredStringMap(JsonNode o, String field) {
+        JsonNode node = o.get(field);
+        if (node == null || !node.isObject()) {
+            throw new MalformedJson("field \"" + field + "\" must be an object of strings");
+        }
+        return stringMap(node, field);
     }
 
     private static Map<String, String> stringMap(JsonNode node, String what) {

@@ -60,9 +60,9 @@ final class MachineApiLogs {
         return lines(dir.resolve(MACHINES)).stream().map(MachineEvent::of).toList();
     }
 
-    /** The last {@code n} lines of a log as written, for a failure message. */
+    /** The last {@code n} lines of a log as written, without the request log's listings, for a failure message. */
     String tail(String log, int n) {
-        List<String> lines = wholeLines(dir.resolve(log));
+        List<String> lines = wholeLines(dir.resolve(log)).stream().filter(l -> !l.contains("\"listMachines\"")).toList();
         return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
     }
 

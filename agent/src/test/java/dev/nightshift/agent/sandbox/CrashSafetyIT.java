@@ -174,10 +174,15 @@ class CrashSafetyIT {
         List<Moment> pending = new ArrayList<>(moments);
         while (!pending.isEmpty()) {
             AgentProcess running = agent;
-            List<Moment> reached = await("one of " + pending + "; " + report(seed, moments, kills, List.of(), logs))
-                    .atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(50))
-                    .failFast("the agent exited by itself", running::endedByItself)
-                    .until(() -> reachedOf(pending, logs), r -> !r.isEmpty());
+            List<Moment> reached;
+            try {
+                reached = await("one of " + pending).atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(50))
+                        .failFast("the agent exited by itself", running::endedByItself)
+                        .until(() -> reachedOf(pending, logs), r -> !r.isEmpty());
+            } catch (RuntimeException timedOutOrExited) {
+                throw new AssertionError(timedOutOrExited.getMessage() + "\n" + report(seed, moments, kills, List.of(), logs),
+                        timedOutOrExited);
+            }
             String detail = detail(reached, logs.requests(), drainKill.get());
             running.kill();
             kills.add(new Kill(reached, running.pid(), Duration.between(pushed, Instant.now()), detail));
@@ -187,9 +192,16 @@ class CrashSafetyIT {
         }
 
         AgentProcess last = agent;
-        await("the rollout completes; " + report(seed, moments, kills, List.of(), logs)).atMost(Duration.ofSeconds(180))
-                .pollInterval(Duration.ofMillis(500)).failFast("the agent exited by itself", last::endedByItself)
-                .until(() -> atHashes(newHashes) && machinesPerPool().equals(Map.of("surge", 3, "swap", 3)));
+        try {
+            await("the rollout completes").atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500))
+                    .failFast("the agent exited by itself", last::endedByItself)
+                    .until(() -> atHashes(newHashes) && machinesPerPool().equals(Map.of("surge", 3, "swap", 3)));
+        } catch (RuntimeException timedOutOrExited) {
+            // The verdict on what happened so far says more than "stuck".
+            List<String> violations = new CrashJudge(POOLS).violations(logs.requests(), logs.machines(), watch.events());
+            throw new AssertionError(timedOutOrExited.getMessage() + "\n" + report(seed, moments, kills, violations, logs),
+                    timedOutOrExited);
+        }
         Duration rollout = Duration.between(pushed, Instant.now());
         last.kill();
 

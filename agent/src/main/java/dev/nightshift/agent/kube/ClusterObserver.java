@@ -55,6 +55,8 @@ public final class ClusterObserver implements AutoCloseable {
     private final SharedIndexInformer<ConfigMap> records;
     /** Control-plane nodes, where the cluster shows them (kubeadm, kops; not managed control planes). */
     private final SharedIndexInformer<Node> controlPlane;
+    /** Nodes without the pool label: only their arrival matters (a machine's node registering). */
+    private final SharedIndexInformer<Node> registrations;
 
     /** @param onChange called on every change any informer sees: schedules a reconcile */
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange) {
@@ -107,6 +109,24 @@ public final class ClusterObserver implements AutoCloseable {
         pods.addEventHandler(cast(trigger));
         // The agent writes the records' data itself; only a change of their annotations (a user's
         // pause or resume) is news. Reacting to our own writes would loop.
+        // A node registering for a machine of a pool comes without the pool label (the agent writes it, with the
+        // machine's hashes): its arrival must wake the agent too, or it waits for the provider's next poll.
+        this.registrations = client.nodes().withoutLabel(NodeMarks.POOL).runnableInformer(0);
+        registrations.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node obj) {
+                onChange.run();
+            }
+
+            @Override
+            public void onUpdate(Node oldObj, Node newObj) {
+                // Heartbeats of nodes no pool claims are nobody's business here.
+            }
+
+            @Override
+            public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
+            }
+        });
         records.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ConfigMap obj) {
@@ -139,6 +159,7 @@ public final class ClusterObserver implements AutoCloseable {
         pods.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         records.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         controlPlane.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        registrations.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 
     /** Every watch is up: the API answered and the caches follow it. */
@@ -363,6 +384,7 @@ public final class ClusterObserver implements AutoCloseable {
         pods.close();
         records.close();
         controlPlane.close();
+        registrations.close();
         provider.close();
     }
 }

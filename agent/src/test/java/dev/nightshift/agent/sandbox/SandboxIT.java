@@ -157,8 +157,9 @@ class SandboxIT {
             assertThat(list.statusCode()).isEqualTo(200);
             assertThat(JSON.readTree(list.body())).isEqualTo(JSON.readTree("{\"machines\":[]}"));
             assertThat(items(kubectlJson(sandbox, "get", "nodes", "-o", "json"))).as("nodes").isEmpty();
-            assertThat(sandbox.output()).contains("--provider http --machine-api-url " + sandbox.info().machineApi(),
-                    sandbox.info().machineApiTokenFile().toString()).doesNotContain("/status");
+            assertThat(sandbox.output()).as("the command that points an agent at it").contains("--provider http",
+                    "--machine-api-url " + sandbox.info().machineApi(),
+                    "--machine-api-token-file " + sandbox.info().machineApiTokenFile()).doesNotContain("/status");
         }
     }
 

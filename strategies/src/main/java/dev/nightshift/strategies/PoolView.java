@@ -2,14 +2,16 @@ package dev.nightshift.strategies;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import dev.nightshift.spec.hash.StampMatch;
 import dev.nightshift.spec.model.PoolRole;
@@ -27,36 +29,88 @@ final class PoolView {
     private final DesiredPool desired;
     private final List<ObservedNode> nodes;
     private final Instant now;
-    private final Set<String> names;
+    private final Duration minReady;
+    /** The pool's nodes by name: one lookup instead of a scan per question about a named node. */
+    private final Map<String, ObservedNode> byName;
     private final Map<String, ObservedNode> surgeByPartner;
     private final int count;
     /** Machines being deleted: out of the pool, but they exist until they are gone. */
     private final int terminating;
     private final PoolLimits limits;
+    /** The conditions that make a node unhealthy when True, besides Ready not True. */
+    private final Set<String> watchedConditions;
     /** Nodes unhealthy now, judged by {@link Repairs#judge}, by name. */
     private final Map<String, NodeHealth> unhealthy;
     private final Set<String> failed;
+    private final List<ObservedNode> outdatedNodes;
+    private final int availableCount;
 
+    /**
+     * Everything asked of the pool more than once is computed here, in a few passes over its
+     * nodes, so that a plan costs time linear in the pool's size.
+     */
     PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now) {
         this.desired = desired;
-        this.nodes = observed.stream().filter(n -> !n.terminating())
-                .sorted(Comparator.comparing(ObservedNode::name)).toList();
         this.now = now;
-        this.names = nodes.stream().map(ObservedNode::name).collect(Collectors.toSet());
+        this.minReady = Duration.ofSeconds(spec().minReadySeconds());
+        List<ObservedNode> live = new ArrayList<>(observed.size());
+        int gone = 0;
+        for (ObservedNode n : observed) {
+            if (n.terminating()) {
+                gone++;
+            } else {
+                live.add(n);
+            }
+        }
+        live.sort(Comparator.comparing(ObservedNode::name));
+        this.nodes = Collections.unmodifiableList(live);
+        this.terminating = gone;
+        this.byName = new HashMap<>(nodes.size() * 2);
         this.surgeByPartner = new HashMap<>();
         for (ObservedNode n : nodes) {
+            byName.put(n.name(), n);
             n.surgeFor().ifPresent(partner -> surgeByPartner.putIfAbsent(partner, n));
         }
-        this.count = (int) nodes.stream().filter(n -> !hasLivePartner(n)).count();
-        this.terminating = (int) observed.stream().filter(ObservedNode::terminating).count();
+        int counted = 0;
+        for (ObservedNode n : nodes) {
+            if (!hasLivePartner(n)) {
+                counted++;
+            }
+        }
+        this.count = counted;
         this.limits = PoolLimits.of(desired.spec(), count);
+        this.watchedConditions = Set.copyOf(spec().machineControllerManager().nodeConditions());
         this.unhealthy = new LinkedHashMap<>();
         for (ObservedNode n : nodes) {
             Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
         }
-        this.failed = unhealthy.values().stream()
-                .filter(h -> Repairs.failsAt(this, h).filter(t -> !t.isAfter(now)).isPresent())
-                .map(NodeHealth::node).collect(Collectors.toSet());
+        this.failed = new HashSet<>();
+        for (NodeHealth h : unhealthy.values()) {
+            if (Repairs.failsAt(this, h).filter(t -> !t.isAfter(now)).isPresent()) {
+                failed.add(h.node());
+            }
+        }
+        List<ObservedNode> outdated = new ArrayList<>();
+        int availableNodes = 0;
+        for (ObservedNode n : nodes) {
+            if (outdated(n) && !failed(n)) {
+                outdated.add(n);
+            }
+            if (available(n)) {
+                availableNodes++;
+            }
+        }
+        this.outdatedNodes = Collections.unmodifiableList(outdated);
+        this.availableCount = availableNodes;
+    }
+
+    /** The pool's node of that name, if it has one (terminating machines aside). */
+    Optional<ObservedNode> node(String name) {
+        return Optional.ofNullable(byName.get(name));
+    }
+
+    Set<String> watchedConditions() {
+        return watchedConditions;
     }
 
     boolean controlPlane() {
@@ -121,7 +175,7 @@ final class PoolView {
     }
 
     boolean hasLivePartner(ObservedNode n) {
-        return n.surgeFor().filter(names::contains).isPresent();
+        return n.surgeFor().isPresent() && byName.containsKey(n.surgeFor().get());
     }
 
     Optional<ObservedNode> surgePartnerOf(ObservedNode old) {
@@ -142,7 +196,7 @@ final class PoolView {
     }
 
     Duration minReady() {
-        return Duration.ofSeconds(spec().minReadySeconds());
+        return minReady;
     }
 
     /** Bastions never register: for them, available means the provider reports the machine running. */
@@ -166,7 +220,7 @@ final class PoolView {
     }
 
     int availableCount() {
-        return (int) nodes.stream().filter(this::available).count();
+        return availableCount;
     }
 
     /** Not at the desired roll hash, or marked needs-update: {@link DesiredPool#outdated}. */
@@ -203,7 +257,7 @@ final class PoolView {
 
     /** The outdated nodes the update strategy handles: failed ones are repaired instead. */
     List<ObservedNode> outdatedNodes() {
-        return nodes.stream().filter(n -> outdated(n) && !failed(n)).toList();
+        return outdatedNodes;
     }
 
     /** Some node runs the desired spec and is available: the canary has passed. */

@@ -3,6 +3,7 @@ package dev.nightshift.strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -169,6 +170,9 @@ public final class RolloutPlanner {
     private static List<String> stampAndPropagate(PoolView view, PlanSink sink) {
         List<String> adopted = new ArrayList<>();
         DesiredPool pool = view.desired();
+        Map<String, String> labels = pool.labels();
+        Map<String, String> annotations = pool.annotations();
+        List<Taint> taints = view.spec().taints();
         for (ObservedNode node : view.nodes()) {
             if (view.needsStamp(node)) {
                 boolean adopt = node.rollHash().isEmpty();
@@ -178,9 +182,6 @@ public final class RolloutPlanner {
                 sink.add(new Step.Stamp(node.name(), sink.pool, pool.rollHash(), pool.kubeletHash(), adopt));
             }
             if (node.registered() && !view.bastion()) {
-                Map<String, String> labels = pool.labels();
-                Map<String, String> annotations = pool.annotations();
-                List<Taint> taints = view.spec().taints();
                 if (!labels.equals(node.managedLabels()) || !annotations.equals(node.managedAnnotations())
                         || !taints.equals(node.managedTaints())) {
                     sink.add(new Step.Propagate(node.name(), sink.pool, labels, annotations, taints));
@@ -227,17 +228,21 @@ public final class RolloutPlanner {
         if (view.bastion()) {
             return;
         }
+        // Taints go first, the last node's first (as if each were put in front of the others).
+        List<Step> taintsFirst = new ArrayList<>();
         for (ObservedNode node : view.nodes()) {
             if (!node.registered()) {
                 continue;
             }
             boolean wanted = view.outdated(node) && !view.failed(node) && selected.allows(node);
             if (wanted && !node.updateTainted()) {
-                sink.steps.add(0, new Step.Taint(node.name(), sink.pool));
+                taintsFirst.add(new Step.Taint(node.name(), sink.pool));
             } else if (!wanted && node.updateTainted() && !(view.outdated(node) && PoolView.inFlight(node))) {
                 sink.add(new Step.Untaint(node.name(), sink.pool));
             }
         }
+        Collections.reverse(taintsFirst);
+        sink.steps.addAll(0, taintsFirst);
     }
 
     private static PoolPhase phase(PoolView view, PoolStatus status, PlanSink sink, boolean rollWork, boolean kubeletWork,
@@ -333,8 +338,12 @@ public final class RolloutPlanner {
      */
     private static List<Instant> timers(PoolView view) {
         List<Instant> times = new ArrayList<>();
+        Instant now = view.now();
         for (ObservedNode n : view.nodes()) {
-            n.readySince().map(t -> t.plus(view.minReady())).ifPresent(times::add);
+            // Only times still ahead can wake the planner: most nodes have been Ready for long.
+            if (n.readySince().isPresent() && n.readySince().get().plus(view.minReady()).isAfter(now)) {
+                times.add(n.readySince().get().plus(view.minReady()));
+            }
             if (n.draining()) {
                 times.add(Drains.deadline(view, n));
             }

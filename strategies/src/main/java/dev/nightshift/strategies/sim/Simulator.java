@@ -3,6 +3,7 @@ package dev.nightshift.strategies.sim;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,12 @@ public final class Simulator {
         private final DesiredCluster desired;
         private final Random random;
         private final Map<String, ObservedNode> nodes = new TreeMap<>();
+        /**
+         * The nodes changed since the plan being carried out, each as it was before (empty: it did
+         * not exist): what tells a plan that changed something from one that did not, without
+         * copying the pool for every plan.
+         */
+        private final Map<String, Optional<ObservedNode>> changedBefore = new HashMap<>();
         private final PriorityQueue<Event> events = new PriorityQueue<>();
         private final Set<String> drainTimeElapsed = new HashSet<>();
         /**
@@ -189,7 +196,7 @@ public final class Simulator {
             for (int i = 0; i < MAX_PLANS_PER_INSTANT; i++) {
                 lastPlan = planner.plan(desired, observed(), now);
                 PoolReport report = lastPlan.report(pool.name());
-                Map<String, ObservedNode> before = new TreeMap<>(nodes);
+                changedBefore.clear();
                 PoolStatus statusBefore = status;
                 status = report.status();
                 List<Step> steps = lastPlan.steps();
@@ -202,11 +209,21 @@ public final class Simulator {
                 }
                 measure();
                 // After a crash the restarted agent always plans again, even if the crash left nothing changed.
-                if (!crashed && before.equals(nodes) && statusBefore.equals(status)) {
+                if (!crashed && unchanged() && statusBefore.equals(status)) {
                     return;
                 }
             }
             throw new IllegalStateException("the planner did not settle at t=" + t() + " after " + MAX_PLANS_PER_INSTANT + " plans");
+        }
+
+        /** Every node the last plan's steps touched is as it was before them (added ones gone again, removed ones back). */
+        private boolean unchanged() {
+            for (Map.Entry<String, Optional<ObservedNode>> e : changedBefore.entrySet()) {
+                if (!e.getValue().equals(Optional.ofNullable(nodes.get(e.getKey())))) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private ObservedCluster observed() {
@@ -214,6 +231,10 @@ public final class Simulator {
         }
 
         private boolean done() {
+            // The last plan saw the nodes as they are (it changed nothing): cheap answers first.
+            if (!lastPlan.steps().isEmpty() || lastPlan.report(pool.name()).outdated() > 0) {
+                return false;
+            }
             boolean allCurrent = nodes.values().stream().allMatch(n -> n.rollHash().equals(Optional.of(pool.rollHash()))
                     && n.kubeletHash().equals(Optional.of(pool.kubeletHash())) && n.ready() && !n.cordoned()
                     && !n.draining() && !n.updatingInPlace() && !n.needsUpdate() && (n.registered() || bastion()));
@@ -351,7 +372,7 @@ public final class Simulator {
             String name = d.target();
             ObservedNode node = nodes.get(name);
             if (node != null) {
-                nodes.remove(name);
+                remove(name);
                 drainTimeElapsed.remove(name);
                 faultSlots.remove(name);
                 record(name, "DELETE");
@@ -443,7 +464,7 @@ public final class Simulator {
             ObservedNode machine = ObservedNode.ready(name, pool.name(), now).toBuilder()
                     .registered(false).readySince(null).createdAt(now).rollHash(roll).kubeletHash(kubelet)
                     .surgeFor(surgeFor).build();
-            nodes.put(name, machine);
+            update(machine);
             timeline.add(new TimelineEvent(t(), name, "CREATE", Optional.ofNullable(surgeFor)));
             if (random.nextDouble() >= setup.faults().createFailure()) {
                 schedule(jittered(setup.create()), EventKind.READY, name);
@@ -518,7 +539,19 @@ public final class Simulator {
         }
 
         private void update(ObservedNode node) {
+            remember(node.name());
             nodes.put(node.name(), node);
+        }
+
+        private void remove(String name) {
+            remember(name);
+            nodes.remove(name);
+        }
+
+        private void remember(String name) {
+            if (!changedBefore.containsKey(name)) {
+                changedBefore.put(name, Optional.ofNullable(nodes.get(name)));
+            }
         }
 
         private void record(String node, String step) {
@@ -534,9 +567,9 @@ public final class Simulator {
             PoolAccount account = PoolAccount.of(pool, List.copyOf(nodes.values()), now);
             int byFaults = 0;
             for (ObservedNode n : nodes.values()) {
-                if (account.available().contains(n.name())) {
+                if (account.available(n)) {
                     faultSlots.remove(n.name());
-                } else if ((!n.conditions().isEmpty() || faultSlots.contains(n.name())) && account.counted().contains(n.name())) {
+                } else if ((!n.conditions().isEmpty() || faultSlots.contains(n.name())) && account.counted(n)) {
                     byFaults++;
                 }
             }

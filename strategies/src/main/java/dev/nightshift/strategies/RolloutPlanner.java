@@ -143,7 +143,12 @@ public final class RolloutPlanner {
      * plane are Ready; other pools do not count; a bastion has no node to check.
      */
     public static boolean healthy(DesiredPool pool, ObservedCluster observed, Instant now) {
-        return healthy(new PoolView(pool, observed.nodesOf(pool.name()), now), observed);
+        List<ObservedNode> nodes = observed.nodesOf(pool.name());
+        // Every registered node Ready: healthy whatever the pool's health rules say, without judging each node.
+        if (nodes.stream().allMatch(n -> !n.registered() || n.terminating() || n.ready())) {
+            return observed.controlPlaneReady();
+        }
+        return healthy(new PoolView(pool, nodes, now), observed);
     }
 
     private static boolean healthy(PoolView view, ObservedCluster observed) {

@@ -21,7 +21,11 @@ public final class PoolAccount {
     }
 
     public static PoolAccount of(DesiredPool pool, List<ObservedNode> nodes, Instant now) {
-        return new PoolAccount(new PoolView(pool, nodes, now));
+        return of(new PoolView(pool, nodes, now));
+    }
+
+    static PoolAccount of(PoolView view) {
+        return new PoolAccount(view);
     }
 
     /** Machines that exist and are not terminating. */

@@ -44,6 +44,10 @@ final class PoolView {
     private final Set<String> failed;
     private final List<ObservedNode> outdatedNodes;
     private final int availableCount;
+    /** Per node, by its index in {@link #nodes()}: what the plan's passes ask of every node, answered once. */
+    private final boolean[] outdatedAt;
+    private final boolean[] availableAt;
+    private final boolean[] livePartnerAt;
 
     /**
      * Everything asked of the pool more than once is computed here, in a few passes over its
@@ -71,9 +75,12 @@ final class PoolView {
             byName.put(n.name(), n);
             n.surgeFor().ifPresent(partner -> surgeByPartner.putIfAbsent(partner, n));
         }
+        int size = nodes.size();
+        this.livePartnerAt = new boolean[size];
         int counted = 0;
-        for (ObservedNode n : nodes) {
-            if (!hasLivePartner(n)) {
+        for (int i = 0; i < size; i++) {
+            livePartnerAt[i] = hasLivePartner(nodes.get(i));
+            if (!livePartnerAt[i]) {
                 counted++;
             }
         }
@@ -91,17 +98,37 @@ final class PoolView {
             }
         }
         List<ObservedNode> outdated = new ArrayList<>();
+        this.outdatedAt = new boolean[size];
+        this.availableAt = new boolean[size];
         int availableNodes = 0;
-        for (ObservedNode n : nodes) {
-            if (outdated(n) && !failed(n)) {
+        for (int i = 0; i < size; i++) {
+            ObservedNode n = nodes.get(i);
+            outdatedAt[i] = outdated(n);
+            if (outdatedAt[i] && !failed(n)) {
                 outdated.add(n);
             }
-            if (available(n)) {
+            availableAt[i] = available(n);
+            if (availableAt[i]) {
                 availableNodes++;
             }
         }
         this.outdatedNodes = Collections.unmodifiableList(outdated);
         this.availableCount = availableNodes;
+    }
+
+    /** {@link #outdated(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */
+    boolean outdated(int i) {
+        return outdatedAt[i];
+    }
+
+    /** {@link #available(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */
+    boolean available(int i) {
+        return availableAt[i];
+    }
+
+    /** {@link #hasLivePartner(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */
+    boolean hasLivePartner(int i) {
+        return livePartnerAt[i];
     }
 
     /** The pool's node of that name, if it has one (terminating machines aside). */
@@ -262,7 +289,12 @@ final class PoolView {
 
     /** Some node runs the desired spec and is available: the canary has passed. */
     boolean canaryPassed() {
-        return nodes.stream().anyMatch(n -> current(n) && n.rollHash().isPresent() && available(n));
+        for (int i = 0; i < nodes.size(); i++) {
+            if (!outdatedAt[i] && availableAt[i] && nodes.get(i).rollHash().isPresent()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Nightshift cordoned it to drain it, or is updating it in place. */

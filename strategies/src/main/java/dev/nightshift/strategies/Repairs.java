@@ -91,7 +91,7 @@ final class Repairs {
      * surge machine whose old node is still there, which replaces nothing yet.
      */
     static boolean comingUp(PoolView view, ObservedNode n) {
-        if (view.bastion() || n.terminating() || view.hasLivePartner(n) || view.outdated(n) || n.cordoned() || PoolView.inFlight(n)) {
+        if (view.bastion() || n.terminating() || n.cordoned() || PoolView.inFlight(n) || view.hasLivePartner(n) || view.outdated(n)) {
             return false;
         }
         if (!n.registered()) {

@@ -106,8 +106,12 @@ final class RollingReplacement implements NodeUpdatePlanner {
 
     /** Nodes on their way out or replacements not yet available: the canary counts these. */
     static long updatesInFlight(PoolView view) {
-        return view.nodes().stream()
-                .filter(n -> (view.outdated(n) && PoolView.inFlight(n)) || (view.current(n) && !view.available(n)))
-                .count();
+        long inFlight = 0;
+        for (int i = 0; i < view.nodes().size(); i++) {
+            if (view.outdated(i) ? PoolView.inFlight(view.nodes().get(i)) : !view.available(i)) {
+                inFlight++;
+            }
+        }
+        return inFlight;
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,11 +51,29 @@ public final class RolloutPlanner {
     }
 
     public Plan plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
+        return planWithAccounts(desired, observed, now).plan();
+    }
+
+    /**
+     * A plan, and each pool's accounting as the plan made it (its machines, size and available
+     * nodes before the plan's steps), for those who measure a rollout from outside.
+     */
+    public record Planned(Plan plan, Map<String, PoolAccount> accounts) {
+
+        public Planned {
+            accounts = Map.copyOf(accounts);
+        }
+    }
+
+    /** {@link #plan}, with each pool's accounting. */
+    public Planned planWithAccounts(DesiredCluster desired, ObservedCluster observed, Instant now) {
+        Map<String, PoolAccount> accounts = new HashMap<>();
         List<PoolPlan> pools = new ArrayList<>();
         List<Instant> wakeTimes = new ArrayList<>();
         boolean turnTaken = false;
         for (DesiredPool pool : desired.pools()) {
             PoolView view = new PoolView(pool, observed.nodesOf(pool.name()), now);
+            accounts.put(pool.name(), PoolAccount.of(view));
             PoolStatus status = observed.status(pool.name());
             PlanSink sink = new PlanSink(pool.name());
             List<String> adopted = stampAndPropagate(view, sink);
@@ -118,7 +137,7 @@ public final class RolloutPlanner {
             wakeTimes.addAll(timers(view));
         }
         Optional<Instant> wakeAt = wakeTimes.stream().filter(t -> t.isAfter(now)).min(Instant::compareTo);
-        return new Plan(pools, wakeAt);
+        return new Planned(new Plan(pools, wakeAt), accounts);
     }
 
     private static NodeUpdatePlanner planner(PoolView view) {
@@ -218,7 +237,7 @@ public final class RolloutPlanner {
     /** A node that runs the desired spec again (the target was reverted) is released from its drain. */
     private static void cleanUpCurrentNodes(PoolView view, PlanSink sink) {
         for (ObservedNode node : view.nodes()) {
-            if (view.current(node) && node.draining() && !node.updatingInPlace() && node.rollHash().isPresent()
+            if (node.draining() && view.current(node) && !node.updatingInPlace() && node.rollHash().isPresent()
                     && !view.failed(node)) {
                 sink.add(new Step.Uncordon(node.name(), sink.pool));
             }
@@ -235,14 +254,16 @@ public final class RolloutPlanner {
         }
         // Taints go first, the last node's first (as if each were put in front of the others).
         List<Step> taintsFirst = new ArrayList<>();
-        for (ObservedNode node : view.nodes()) {
+        List<ObservedNode> nodes = view.nodes();
+        for (int i = 0; i < nodes.size(); i++) {
+            ObservedNode node = nodes.get(i);
             if (!node.registered()) {
                 continue;
             }
-            boolean wanted = view.outdated(node) && !view.failed(node) && selected.allows(node);
+            boolean wanted = view.outdated(i) && !view.failed(node) && selected.allows(node);
             if (wanted && !node.updateTainted()) {
                 taintsFirst.add(new Step.Taint(node.name(), sink.pool));
-            } else if (!wanted && node.updateTainted() && !(view.outdated(node) && PoolView.inFlight(node))) {
+            } else if (!wanted && node.updateTainted() && !(view.outdated(i) && PoolView.inFlight(node))) {
                 sink.add(new Step.Untaint(node.name(), sink.pool));
             }
         }
@@ -255,7 +276,7 @@ public final class RolloutPlanner {
                                    StartGate selected, MaintenanceState maintenance) {
         // Ours in flight: drains, in-place updates, restarts, and new machines not registered yet.
         boolean inFlight = view.nodes().stream().anyMatch(n -> PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()
-                || (view.current(n) && !n.registered() && !view.bastion()));
+                || (!n.registered() && !view.bastion() && view.current(n)));
         if (!rollWork && !kubeletWork) {
             return PoolPhase.CURRENT;
         }
@@ -294,16 +315,19 @@ public final class RolloutPlanner {
         int updating = 0;
         boolean roll = false;
         boolean kubelet = false;
-        for (ObservedNode n : view.nodes()) {
-            if (view.hasLivePartner(n) && !view.available(n)) {
+        List<ObservedNode> nodes = view.nodes();
+        for (int i = 0; i < nodes.size(); i++) {
+            ObservedNode n = nodes.get(i);
+            if (view.hasLivePartner(i) && !view.available(i)) {
                 continue;
             }
             if (PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()) {
                 updating++;
             }
-            roll |= view.outdated(n);
-            kubelet |= view.kubeletOutdated(n);
-            if (view.outdated(n) || view.kubeletOutdated(n)) {
+            boolean kubeletOutdated = view.kubeletOutdated(n);
+            roll |= view.outdated(i);
+            kubelet |= kubeletOutdated;
+            if (view.outdated(i) || kubeletOutdated) {
                 outdated++;
             } else {
                 current++;

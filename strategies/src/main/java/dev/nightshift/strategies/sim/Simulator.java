@@ -193,8 +193,15 @@ public final class Simulator {
 
         /** Plans and executes at the current instant until a plan changes nothing. */
         private void settle() {
+            boolean changed = false;
             for (int i = 0; i < MAX_PLANS_PER_INSTANT; i++) {
-                lastPlan = planner.plan(desired, observed(), now);
+                RolloutPlanner.Planned planned = planner.planWithAccounts(desired, observed(), now);
+                PoolAccount account = planned.accounts().get(pool.name());
+                if (changed) {
+                    // The nodes the last steps left, measured with the accounting this plan made of them.
+                    measure(account);
+                }
+                lastPlan = planned.plan();
                 PoolReport report = lastPlan.report(pool.name());
                 changedBefore.clear();
                 PoolStatus statusBefore = status;
@@ -207,11 +214,13 @@ public final class Simulator {
                 for (Step step : steps) {
                     apply(step);
                 }
-                measure();
                 // After a crash the restarted agent always plans again, even if the crash left nothing changed.
                 if (!crashed && unchanged() && statusBefore.equals(status)) {
+                    // The nodes are those this plan saw: its accounting is theirs.
+                    measure(account);
                     return;
                 }
+                changed = true;
             }
             throw new IllegalStateException("the planner did not settle at t=" + t() + " after " + MAX_PLANS_PER_INSTANT + " plans");
         }
@@ -562,9 +571,12 @@ public final class Simulator {
             return Duration.between(START, now).toMillis() / 1000.0;
         }
 
-        /** Peaks as the planner's own accounting gives them; the tests recompute them from the timeline. */
-        private void measure() {
-            PoolAccount account = PoolAccount.of(pool, List.copyOf(nodes.values()), now);
+        /**
+         * Peaks as the planner's own accounting gives them, after every plan's steps; the tests
+         * recompute them from the timeline. The accounting is the one the next plan makes of the
+         * same nodes at the same instant, so the pool is not judged twice.
+         */
+        private void measure(PoolAccount account) {
             int byFaults = 0;
             for (ObservedNode n : nodes.values()) {
                 if (account.available(n)) {

@@ -60,7 +60,8 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         List<ObservedNode> eligible = view.outdatedNodes().stream()
                 .filter(ObservedNode::registered)
                 .filter(n -> !PoolView.inFlight(n) && !n.inPlaceFailed())
-                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparing(ObservedNode::name))
+                // Down nodes first, then by name: the nodes are in name order already, and the sort is stable.
+                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)))
                 .toList();
         if (manual) {
             for (ObservedNode n : eligible) {

@@ -30,8 +30,8 @@ final class PoolView {
     private final List<ObservedNode> nodes;
     private final Instant now;
     private final Duration minReady;
-    /** The pool's nodes by name: one lookup instead of a scan per question about a named node. */
-    private final Map<String, ObservedNode> byName;
+    /** The old nodes that surge machines stand in for and that still exist. */
+    private final Set<String> livePartners;
     private final Map<String, ObservedNode> surgeByPartner;
     private final int count;
     /** Machines being deleted: out of the pool, but they exist until they are gone. */
@@ -69,11 +69,20 @@ final class PoolView {
         live.sort(Comparator.comparing(ObservedNode::name));
         this.nodes = Collections.unmodifiableList(live);
         this.terminating = gone;
-        this.byName = new HashMap<>(nodes.size() * 2);
         this.surgeByPartner = new HashMap<>();
         for (ObservedNode n : nodes) {
-            byName.put(n.name(), n);
-            n.surgeFor().ifPresent(partner -> surgeByPartner.putIfAbsent(partner, n));
+            if (n.surgeFor().isPresent()) {
+                surgeByPartner.putIfAbsent(n.surgeFor().get(), n);
+            }
+        }
+        // Only the old nodes that surge machines name are looked up by name: no map of every node.
+        this.livePartners = new HashSet<>();
+        if (!surgeByPartner.isEmpty()) {
+            for (ObservedNode n : nodes) {
+                if (surgeByPartner.containsKey(n.name())) {
+                    livePartners.add(n.name());
+                }
+            }
         }
         int size = nodes.size();
         this.livePartnerAt = new boolean[size];
@@ -133,7 +142,7 @@ final class PoolView {
 
     /** The pool's node of that name, if it has one (terminating machines aside). */
     Optional<ObservedNode> node(String name) {
-        return Optional.ofNullable(byName.get(name));
+        return nodes.stream().filter(n -> n.name().equals(name)).findFirst();
     }
 
     Set<String> watchedConditions() {
@@ -146,16 +155,16 @@ final class PoolView {
 
     /** Unhealthy now (Ready not True, or a watched condition True): such a node counts as unavailable. */
     boolean unhealthy(ObservedNode n) {
-        return unhealthy.containsKey(n.name());
+        return !unhealthy.isEmpty() && unhealthy.containsKey(n.name());
     }
 
     /** Unhealthy for healthTimeout without interruption, in a pool that does not disable it: to be repaired. */
     boolean failed(ObservedNode n) {
-        return failed.contains(n.name());
+        return !failed.isEmpty() && failed.contains(n.name());
     }
 
     Optional<NodeHealth> health(ObservedNode n) {
-        return Optional.ofNullable(unhealthy.get(n.name()));
+        return unhealthy.isEmpty() ? Optional.empty() : Optional.ofNullable(unhealthy.get(n.name()));
     }
 
     /** Every unhealthy node, failed or not, by name. */
@@ -202,7 +211,7 @@ final class PoolView {
     }
 
     boolean hasLivePartner(ObservedNode n) {
-        return n.surgeFor().isPresent() && byName.containsKey(n.surgeFor().get());
+        return n.surgeFor().isPresent() && livePartners.contains(n.surgeFor().get());
     }
 
     Optional<ObservedNode> surgePartnerOf(ObservedNode old) {

@@ -1,5 +1,6 @@
 package dev.nightshift.strategies;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -50,13 +51,16 @@ final class RollingReplacement implements NodeUpdatePlanner {
         int count = view.count();
         int surgeRoom = count + view.maxSurge() - view.existingMachines();
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
-        List<ObservedNode> candidates = view.outdatedNodes().stream()
-                .filter(n -> (n.registered() || view.bastion()) && !n.draining())
-                // Down nodes first (they cost no budget), then in the order the provider lets machines
-                // leave (a surge partner can only go when its turn comes), then by name.
-                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparingInt(ObservedNode::removalOrder)
-                        .thenComparing(ObservedNode::name))
-                .toList();
+        List<ObservedNode> candidates = new ArrayList<>();
+        for (ObservedNode n : view.outdatedNodes()) {
+            if ((n.registered() || view.bastion()) && !n.draining()) {
+                candidates.add(n);
+            }
+        }
+        // Down nodes first (they cost no budget), then in the order the provider lets machines
+        // leave (a surge partner can only go when its turn comes), then by name: the nodes are in
+        // name order already, and the sort is stable.
+        candidates.sort(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparingInt(ObservedNode::removalOrder));
         boolean canary = !view.canaryPassed();
         if (canary && updatesInFlight(view) > 0) {
             // A surge canary's old partner may still go: that is finishing the canary, not going wider.

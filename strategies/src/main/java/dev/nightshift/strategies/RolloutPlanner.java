@@ -194,8 +194,9 @@ public final class RolloutPlanner {
     private static List<String> stampAndPropagate(PoolView view, PlanSink sink) {
         List<String> adopted = new ArrayList<>();
         DesiredPool pool = view.desired();
-        Map<String, String> labels = pool.labels();
-        Map<String, String> annotations = pool.annotations();
+        // Immutable copies: compared with every registered node's in every plan, and cheaper to compare than a TreeMap.
+        Map<String, String> labels = Map.copyOf(pool.labels());
+        Map<String, String> annotations = Map.copyOf(pool.annotations());
         List<Taint> taints = view.spec().taints();
         for (ObservedNode node : view.nodes()) {
             if (view.needsStamp(node)) {

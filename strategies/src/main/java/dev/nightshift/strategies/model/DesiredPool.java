@@ -73,6 +73,9 @@ public record DesiredPool(ResolvedPool spec, StampedHash rollHash, StampedHash k
     }
 
     private StampMatch match(HashScheme scheme, StampedHash stamp, StampedHash wanted) {
+        if (stamp == wanted) {
+            return StampMatch.CURRENT;
+        }
         if (stamp.version() == wanted.version()) {
             return stamp.value().equals(wanted.value()) ? StampMatch.CURRENT : StampMatch.OUTDATED;
         }

@@ -57,22 +57,34 @@ final class PoolView {
         this.desired = desired;
         this.now = now;
         this.minReady = Duration.ofSeconds(spec().minReadySeconds());
+        this.watchedConditions = Set.copyOf(spec().machineControllerManager().nodeConditions());
         List<ObservedNode> live = new ArrayList<>(observed.size());
         int gone = 0;
+        boolean sorted = true;
         for (ObservedNode n : observed) {
             if (n.terminating()) {
                 gone++;
-            } else {
-                live.add(n);
+                continue;
             }
+            if (!live.isEmpty() && live.get(live.size() - 1).name().compareTo(n.name()) > 0) {
+                sorted = false;
+            }
+            live.add(n);
         }
-        live.sort(Comparator.comparing(ObservedNode::name));
+        if (!sorted) {
+            live.sort(Comparator.comparing(ObservedNode::name));
+        }
         this.nodes = Collections.unmodifiableList(live);
         this.terminating = gone;
+        int size = nodes.size();
         this.surgeByPartner = new HashMap<>();
+        this.unhealthy = new LinkedHashMap<>();
         for (ObservedNode n : nodes) {
             if (n.surgeFor().isPresent()) {
                 surgeByPartner.putIfAbsent(n.surgeFor().get(), n);
+            }
+            if (!n.conditions().isEmpty()) {
+                Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
             }
         }
         // Only the old nodes that surge machines name are looked up by name: no map of every node.
@@ -84,22 +96,6 @@ final class PoolView {
                 }
             }
         }
-        int size = nodes.size();
-        this.livePartnerAt = new boolean[size];
-        int counted = 0;
-        for (int i = 0; i < size; i++) {
-            livePartnerAt[i] = hasLivePartner(nodes.get(i));
-            if (!livePartnerAt[i]) {
-                counted++;
-            }
-        }
-        this.count = counted;
-        this.limits = PoolLimits.of(desired.spec(), count);
-        this.watchedConditions = Set.copyOf(spec().machineControllerManager().nodeConditions());
-        this.unhealthy = new LinkedHashMap<>();
-        for (ObservedNode n : nodes) {
-            Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
-        }
         this.failed = new HashSet<>();
         for (NodeHealth h : unhealthy.values()) {
             if (Repairs.failsAt(this, h).filter(t -> !t.isAfter(now)).isPresent()) {
@@ -107,11 +103,17 @@ final class PoolView {
             }
         }
         List<ObservedNode> outdated = new ArrayList<>();
+        this.livePartnerAt = new boolean[size];
         this.outdatedAt = new boolean[size];
         this.availableAt = new boolean[size];
+        int counted = 0;
         int availableNodes = 0;
         for (int i = 0; i < size; i++) {
             ObservedNode n = nodes.get(i);
+            livePartnerAt[i] = hasLivePartner(n);
+            if (!livePartnerAt[i]) {
+                counted++;
+            }
             outdatedAt[i] = outdated(n);
             if (outdatedAt[i] && !failed(n)) {
                 outdated.add(n);
@@ -121,8 +123,15 @@ final class PoolView {
                 availableNodes++;
             }
         }
+        this.count = counted;
+        this.limits = PoolLimits.of(desired.spec(), count);
         this.outdatedNodes = Collections.unmodifiableList(outdated);
         this.availableCount = availableNodes;
+    }
+
+    /** Some node has failed (unhealthy for healthTimeout): there is something to repair. */
+    boolean anyFailed() {
+        return !failed.isEmpty();
     }
 
     /** {@link #outdated(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */

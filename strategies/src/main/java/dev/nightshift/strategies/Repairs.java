@@ -114,6 +114,9 @@ final class Repairs {
      *                          label): one repair at a time
      */
     static void plan(PoolView view, boolean controlPlaneNodes, StartGate gate, PlanSink sink) {
+        if (!view.anyFailed()) {
+            return;
+        }
         List<ObservedNode> failed = view.nodes().stream().filter(view::failed).toList();
         int inFlight = (int) view.nodes().stream().filter(n -> comingUp(view, n)).count();
         for (ObservedNode node : failed) {

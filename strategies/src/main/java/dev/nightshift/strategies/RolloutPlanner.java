@@ -98,7 +98,8 @@ public final class RolloutPlanner {
             // by the pool's role or by the cluster's label, go one at a time and only while every other one is Ready.
             boolean repairsAllowed = !status.paused() && !observed.maintenance().exclusionActive() && !Repairs.tooManyUnhealthy(view);
             boolean controlPlaneNodes = view.controlPlane()
-                    || view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name()));
+                    || (!observed.controlPlaneNodes().isEmpty()
+                        && view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name())));
             Repairs.plan(view, controlPlaneNodes, node -> repairsAllowed && observed.controlPlaneReadyBesides(node.name())
                     && (!controlPlaneNodes || otherControlPlaneNodesReady(desired, observed, node)), sink);
 

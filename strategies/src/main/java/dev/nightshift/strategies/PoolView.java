@@ -3,6 +3,7 @@ package dev.nightshift.strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -48,6 +49,29 @@ final class PoolView {
     private final boolean[] outdatedAt;
     private final boolean[] availableAt;
     private final boolean[] livePartnerAt;
+    private final boolean[] kubeletOutdatedAt;
+    /** A surge machine stands in for it (it is some surge machine's live partner). */
+    private final boolean[] partneredAt;
+    private final boolean[] alreadyDownAt;
+    /** Indices of the nodes that may need a stamp or a propagation; the others certainly need neither. */
+    private final int[] stampOrPropagate;
+    /** Indices of the registered nodes that are outdated or carry the update taint: the only ones taints may change. */
+    private final int[] taintCandidates;
+    /** Indices of the machines still coming up (not registered; for a bastion not Ready) with a creation time. */
+    private final int[] pendingCreation;
+    /** Indices of the nodes in flight (draining or updating in place). */
+    private final int[] inFlightNodes;
+    private final boolean anyOutdated;
+    private final boolean anyKubeletOutdated;
+    private final boolean anyKubeletRestart;
+    /** Every registered node that has not failed is Ready. */
+    private final boolean registeredNodesReady;
+    /** In flight in the phase's sense: drains, in-place updates, restarts, and new machines not registered yet. */
+    private final boolean phaseInFlight;
+    private final long updatesInFlight;
+    private final boolean canaryPassed;
+    private final Tally tally;
+    private final Optional<Instant> nextTimer;
 
     /**
      * Everything asked of the pool more than once is computed here, in a few passes over its
@@ -102,31 +126,242 @@ final class PoolView {
                 failed.add(h.node());
             }
         }
+        Map<String, String> labels = Map.copyOf(desired.labels());
+        Map<String, String> annotations = Map.copyOf(desired.annotations());
         List<ObservedNode> outdated = new ArrayList<>();
         this.livePartnerAt = new boolean[size];
         this.outdatedAt = new boolean[size];
         this.availableAt = new boolean[size];
+        this.kubeletOutdatedAt = new boolean[size];
+        this.partneredAt = new boolean[size];
+        this.alreadyDownAt = new boolean[size];
+        IndexList stampOrPropagateNodes = new IndexList();
+        IndexList taintNodes = new IndexList();
+        IndexList pendingNodes = new IndexList();
+        IndexList inFlightIndices = new IndexList();
         int counted = 0;
         int availableNodes = 0;
+        boolean anyRoll = false;
+        boolean anyKubelet = false;
+        boolean anyRestart = false;
+        boolean allReady = true;
+        boolean pendingOrInFlight = false;
+        long updates = 0;
+        boolean canary = false;
+        int updating = 0;
+        int current = 0;
+        int outdatedCount = 0;
+        boolean roll = false;
+        boolean kubelet = false;
+        Instant next = null;
+        boolean bastion = bastion();
         for (int i = 0; i < size; i++) {
             ObservedNode n = nodes.get(i);
-            livePartnerAt[i] = hasLivePartner(n);
-            if (!livePartnerAt[i]) {
+            boolean partnerAlive = hasLivePartner(n);
+            livePartnerAt[i] = partnerAlive;
+            if (!partnerAlive) {
                 counted++;
             }
-            outdatedAt[i] = outdated(n);
-            if (outdatedAt[i] && !failed(n)) {
+            boolean old = outdated(n);
+            outdatedAt[i] = old;
+            boolean failedNode = failed(n);
+            if (old && !failedNode) {
                 outdated.add(n);
             }
-            availableAt[i] = available(n);
-            if (availableAt[i]) {
+            boolean up = available(n);
+            availableAt[i] = up;
+            if (up) {
                 availableNodes++;
             }
+            boolean staleKubelet = !old && kubeletOutdated(n);
+            kubeletOutdatedAt[i] = staleKubelet;
+            partneredAt[i] = !livePartners.isEmpty() && livePartners.contains(n.name());
+            alreadyDownAt[i] = alreadyDown(n);
+            boolean flying = inFlight(n);
+            boolean restart = n.kubeletRestartAt().isPresent();
+            anyRoll |= old;
+            anyKubelet |= n.registered() && staleKubelet;
+            anyRestart |= restart;
+            if (n.registered() && !failedNode && !n.ready()) {
+                allReady = false;
+            }
+            pendingOrInFlight |= flying || restart || (!n.registered() && !bastion && !old);
+            if (old ? flying : !up) {
+                updates++;
+            }
+            canary |= !old && up && n.rollHash().isPresent();
+            if (!(partnerAlive && !up)) {
+                if (flying || restart) {
+                    updating++;
+                }
+                roll |= old;
+                kubelet |= staleKubelet;
+                if (old || staleKubelet) {
+                    outdatedCount++;
+                } else {
+                    current++;
+                }
+            }
+            if (needsStamp(n) || (n.registered() && !bastion && (!labels.equals(n.managedLabels())
+                    || !annotations.equals(n.managedAnnotations()) || !spec().taints().equals(n.managedTaints())))) {
+                stampOrPropagateNodes.add(i);
+            }
+            if (n.registered() && (old || n.updateTainted())) {
+                taintNodes.add(i);
+            }
+            if ((bastion ? !n.ready() : !n.registered()) && n.createdAt().isPresent()) {
+                pendingNodes.add(i);
+            }
+            if (flying) {
+                inFlightIndices.add(i);
+            }
+            next = earliest(next, timer(n));
         }
         this.count = counted;
         this.limits = PoolLimits.of(desired.spec(), count);
         this.outdatedNodes = Collections.unmodifiableList(outdated);
         this.availableCount = availableNodes;
+        this.stampOrPropagate = stampOrPropagateNodes.toArray();
+        this.taintCandidates = taintNodes.toArray();
+        this.pendingCreation = pendingNodes.toArray();
+        this.inFlightNodes = inFlightIndices.toArray();
+        this.anyOutdated = anyRoll;
+        this.anyKubeletOutdated = anyKubelet;
+        this.anyKubeletRestart = anyRestart;
+        this.registeredNodesReady = allReady;
+        this.phaseInFlight = pendingOrInFlight;
+        this.updatesInFlight = updates;
+        this.canaryPassed = canary;
+        this.tally = new Tally(updating, current, outdatedCount, roll, kubelet);
+        this.nextTimer = Optional.ofNullable(next);
+    }
+
+    /**
+     * The earliest time after now at which this node changes by itself: minReadySeconds passing,
+     * drain, in-place and kubelet-restart deadlines, an unhealthy node failing, a new node not
+     * Ready leaving creationTimeout's care. Null if none.
+     */
+    private Instant timer(ObservedNode n) {
+        Instant next = null;
+        if (n.readySince().isPresent()) {
+            next = later(n.readySince().get().plus(minReady));
+        }
+        if (n.draining()) {
+            next = earliest(next, later(Drains.deadline(this, n)));
+        }
+        if (n.inPlaceStartedAt().isPresent()) {
+            next = earliest(next, later(n.inPlaceStartedAt().get().plus(spec().machineControllerManager().inPlaceUpdateTimeout())));
+        }
+        if (n.kubeletRestartAt().isPresent()) {
+            next = earliest(next, later(KubeletRestarts.unansweredUntil(this, n.kubeletRestartAt().get())));
+        }
+        Optional<NodeHealth> health = health(n);
+        if (health.isPresent()) {
+            next = earliest(next, Repairs.failsAt(this, health.get()).map(this::later).orElse(null));
+        }
+        if (n.registered() && !bastion()) {
+            next = earliest(next, Repairs.creatingUntil(this, n).map(this::later).orElse(null));
+        }
+        return next;
+    }
+
+    private Instant later(Instant t) {
+        return t.isAfter(now) ? t : null;
+    }
+
+    private static Instant earliest(Instant a, Instant b) {
+        if (a == null) {
+            return b;
+        }
+        return b == null || !b.isBefore(a) ? a : b;
+    }
+
+    /** A growing list of node indices without boxing. */
+    private static final class IndexList {
+        private int[] items = new int[8];
+        private int size;
+
+        void add(int i) {
+            if (size == items.length) {
+                items = Arrays.copyOf(items, size * 2);
+            }
+            items[size++] = i;
+        }
+
+        int[] toArray() {
+            return Arrays.copyOf(items, size);
+        }
+    }
+
+    /** What the pool's report counts, a surge machine whose old node is still there and that is not available aside. */
+    record Tally(int updating, int current, int outdated, boolean roll, boolean kubelet) {
+    }
+
+    Tally tally() {
+        return tally;
+    }
+
+    /** The earliest time after now at which a node of the pool changes by itself; see {@link #timer}. */
+    Optional<Instant> nextTimer() {
+        return nextTimer;
+    }
+
+    boolean anyOutdated() {
+        return anyOutdated;
+    }
+
+    /** Some registered node runs the desired roll hash but not the desired kubelet hash. */
+    boolean anyKubeletOutdated() {
+        return anyKubeletOutdated;
+    }
+
+    boolean anyInFlight() {
+        return inFlightNodes.length > 0;
+    }
+
+    boolean anyKubeletRestart() {
+        return anyKubeletRestart;
+    }
+
+    boolean registeredNodesReady() {
+        return registeredNodesReady;
+    }
+
+    boolean phaseInFlight() {
+        return phaseInFlight;
+    }
+
+    long updatesInFlight() {
+        return updatesInFlight;
+    }
+
+    int[] stampOrPropagate() {
+        return stampOrPropagate;
+    }
+
+    int[] taintCandidates() {
+        return taintCandidates;
+    }
+
+    int[] pendingCreation() {
+        return pendingCreation;
+    }
+
+    int[] inFlightNodes() {
+        return inFlightNodes;
+    }
+
+    boolean kubeletOutdated(int i) {
+        return kubeletOutdatedAt[i];
+    }
+
+    /** Some surge machine stands in for the node at {@code i}. */
+    boolean partnered(int i) {
+        return partneredAt[i];
+    }
+
+    boolean alreadyDown(int i) {
+        return alreadyDownAt[i];
     }
 
     /** Some node has failed (unhealthy for healthTimeout): there is something to repair. */
@@ -307,12 +542,7 @@ final class PoolView {
 
     /** Some node runs the desired spec and is available: the canary has passed. */
     boolean canaryPassed() {
-        for (int i = 0; i < nodes.size(); i++) {
-            if (!outdatedAt[i] && availableAt[i] && nodes.get(i).rollHash().isPresent()) {
-                return true;
-            }
-        }
-        return false;
+        return canaryPassed;
     }
 
     /** Nightshift cordoned it to drain it, or is updating it in place. */

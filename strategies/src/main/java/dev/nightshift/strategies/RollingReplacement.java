@@ -110,12 +110,6 @@ final class RollingReplacement implements NodeUpdatePlanner {
 
     /** Nodes on their way out or replacements not yet available: the canary counts these. */
     static long updatesInFlight(PoolView view) {
-        long inFlight = 0;
-        for (int i = 0; i < view.nodes().size(); i++) {
-            if (view.outdated(i) ? PoolView.inFlight(view.nodes().get(i)) : !view.available(i)) {
-                inFlight++;
-            }
-        }
-        return inFlight;
+        return view.updatesInFlight();
     }
 }

@@ -78,8 +78,8 @@ public final class RolloutPlanner {
             PlanSink sink = new PlanSink(pool.name());
             List<String> adopted = stampAndPropagate(view, sink);
 
-            boolean rollWork = view.nodes().stream().anyMatch(view::outdated);
-            boolean kubeletWork = !rollWork && KubeletRestarts.anyOutdated(view);
+            boolean rollWork = view.anyOutdated();
+            boolean kubeletWork = !rollWork && view.anyKubeletOutdated();
             // Changes that need a node update, when nothing updates nodes: reported, never executed.
             boolean notExecuted = nodeUpdates == NodeUpdates.OFF
                     && (kubeletWork || (rollWork && view.spec().updateStrategy().inPlace()));
@@ -104,8 +104,8 @@ public final class RolloutPlanner {
                     && (!controlPlaneNodes || otherControlPlaneNodesReady(desired, observed, node)), sink);
 
             // Work in flight is always carried on, so that no node is left cordoned or half-drained.
-            boolean nodesInFlight = view.nodes().stream().anyMatch(PoolView::inFlight);
-            boolean restartsInFlight = view.nodes().stream().anyMatch(n -> n.kubeletRestartAt().isPresent());
+            boolean nodesInFlight = view.anyInFlight();
+            boolean restartsInFlight = view.anyKubeletRestart();
             if (notExecuted) {
                 // Work started before node updates were turned off is finished or released, never continued.
                 NodeUpdatesOff.release(view, sink);
@@ -135,7 +135,7 @@ public final class RolloutPlanner {
             }
             PoolReport report = report(view, status, sink, phase, adopted, now, wakeTimes);
             pools.add(new PoolPlan(pool.name(), sink.steps, report));
-            wakeTimes.addAll(timers(view));
+            view.nextTimer().ifPresent(wakeTimes::add);
         }
         Optional<Instant> wakeAt = wakeTimes.stream().filter(t -> t.isAfter(now)).min(Instant::compareTo);
         return new Planned(new Plan(pools, wakeAt), accounts);
@@ -151,6 +151,10 @@ public final class RolloutPlanner {
 
     /** Spec changes wait for {@code specRolloutAllowed}; needs-update marks for {@code selfInitiatedAllowed}. */
     private static boolean windowAllows(MaintenanceState maintenance, PoolView view, ObservedNode node) {
+        if (maintenance.specRolloutAllowed() && maintenance.selfInitiatedAllowed()) {
+            // Both kinds of work may start: the node does not matter.
+            return true;
+        }
         if (view.spec().rolloutOutsideWindow() && !maintenance.exclusionActive()) {
             return true;
         }
@@ -176,7 +180,7 @@ public final class RolloutPlanner {
             return false;
         }
         // A failed node is being repaired: it does not hold the pool's validation back.
-        return view.bastion() || view.nodes().stream().filter(n -> n.registered() && !view.failed(n)).allMatch(ObservedNode::ready);
+        return view.bastion() || view.registeredNodesReady();
     }
 
     /**
@@ -195,11 +199,12 @@ public final class RolloutPlanner {
     private static List<String> stampAndPropagate(PoolView view, PlanSink sink) {
         List<String> adopted = new ArrayList<>();
         DesiredPool pool = view.desired();
-        // Immutable copies: compared with every registered node's in every plan, and cheaper to compare than a TreeMap.
-        Map<String, String> labels = Map.copyOf(pool.labels());
-        Map<String, String> annotations = Map.copyOf(pool.annotations());
+        Map<String, String> labels = pool.labels();
+        Map<String, String> annotations = pool.annotations();
         List<Taint> taints = view.spec().taints();
-        for (ObservedNode node : view.nodes()) {
+        // Only the nodes the view found needing either: the others need neither.
+        for (int i : view.stampOrPropagate()) {
+            ObservedNode node = view.nodes().get(i);
             if (view.needsStamp(node)) {
                 boolean adopt = node.rollHash().isEmpty();
                 if (adopt) {
@@ -220,7 +225,8 @@ public final class RolloutPlanner {
     /** A machine that did not register within creationTimeout is deleted; the provider tries again. */
     private static void retireCreationTimeouts(PoolView view, PlanSink sink, List<Instant> wakeTimes) {
         Duration timeout = view.spec().machineControllerManager().creationTimeout();
-        for (ObservedNode node : view.nodes()) {
+        for (int i : view.pendingCreation()) {
+            ObservedNode node = view.nodes().get(i);
             boolean pending = view.bastion() ? !node.ready() : !node.registered();
             if (!pending || node.createdAt().isEmpty() || view.outdated(node)) {
                 continue;
@@ -238,7 +244,8 @@ public final class RolloutPlanner {
 
     /** A node that runs the desired spec again (the target was reverted) is released from its drain. */
     private static void cleanUpCurrentNodes(PoolView view, PlanSink sink) {
-        for (ObservedNode node : view.nodes()) {
+        for (int i : view.inFlightNodes()) {
+            ObservedNode node = view.nodes().get(i);
             if (node.draining() && view.current(node) && !node.updatingInPlace() && node.rollHash().isPresent()
                     && !view.failed(node)) {
                 sink.add(new Step.Uncordon(node.name(), sink.pool));
@@ -257,7 +264,8 @@ public final class RolloutPlanner {
         // Taints go first, the last node's first (as if each were put in front of the others).
         List<Step> taintsFirst = new ArrayList<>();
         List<ObservedNode> nodes = view.nodes();
-        for (int i = 0; i < nodes.size(); i++) {
+        // Registered nodes that are neither outdated nor tainted are left alone: only the others are visited.
+        for (int i : view.taintCandidates()) {
             ObservedNode node = nodes.get(i);
             if (!node.registered()) {
                 continue;
@@ -277,8 +285,7 @@ public final class RolloutPlanner {
                                    boolean reportOnly, boolean notExecuted, boolean myTurn, boolean validated,
                                    StartGate selected, MaintenanceState maintenance) {
         // Ours in flight: drains, in-place updates, restarts, and new machines not registered yet.
-        boolean inFlight = view.nodes().stream().anyMatch(n -> PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()
-                || (!n.registered() && !view.bastion() && view.current(n)));
+        boolean inFlight = view.phaseInFlight();
         if (!rollWork && !kubeletWork) {
             return PoolPhase.CURRENT;
         }
@@ -312,29 +319,12 @@ public final class RolloutPlanner {
 
     private static PoolReport report(PoolView view, PoolStatus status, PlanSink sink, PoolPhase phase,
                                      List<String> adopted, Instant now, List<Instant> wakeTimes) {
-        int outdated = 0;
-        int current = 0;
-        int updating = 0;
-        boolean roll = false;
-        boolean kubelet = false;
-        List<ObservedNode> nodes = view.nodes();
-        for (int i = 0; i < nodes.size(); i++) {
-            ObservedNode n = nodes.get(i);
-            if (view.hasLivePartner(i) && !view.available(i)) {
-                continue;
-            }
-            if (PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()) {
-                updating++;
-            }
-            boolean kubeletOutdated = view.kubeletOutdated(n);
-            roll |= view.outdated(i);
-            kubelet |= kubeletOutdated;
-            if (view.outdated(i) || kubeletOutdated) {
-                outdated++;
-            } else {
-                current++;
-            }
-        }
+        PoolView.Tally tally = view.tally();
+        int outdated = tally.outdated();
+        int current = tally.current();
+        int updating = tally.updating();
+        boolean roll = tally.roll();
+        boolean kubelet = tally.kubelet();
         boolean waiting = phase == PoolPhase.PAUSED || phase == PoolPhase.WAITING_FOR_TURN
                 || phase == PoolPhase.WAITING_FOR_WINDOW || phase == PoolPhase.AWAITING_SELECTION
                 || phase == PoolPhase.REPORT_ONLY || phase == PoolPhase.NODE_UPDATES_OFF;
@@ -361,31 +351,5 @@ public final class RolloutPlanner {
                 sink.failed.size() + failedNodes.size(), view.maxSurge(), view.maxUnavailable(), progressing,
                 progressing ? "" : PROGRESS_DEADLINE_EXCEEDED, adopted, sink.awaitingSelection, sink.blockedDrains, next,
                 unhealthyNodes, failedNodes);
-    }
-
-    /**
-     * When something changes by itself: minReadySeconds passing, drain, in-place and kubelet-restart
-     * deadlines, an unhealthy node failing, a new node not Ready leaving creationTimeout's care.
-     */
-    private static List<Instant> timers(PoolView view) {
-        List<Instant> times = new ArrayList<>();
-        Instant now = view.now();
-        for (ObservedNode n : view.nodes()) {
-            // Only times still ahead can wake the planner: most nodes have been Ready for long.
-            if (n.readySince().isPresent() && n.readySince().get().plus(view.minReady()).isAfter(now)) {
-                times.add(n.readySince().get().plus(view.minReady()));
-            }
-            if (n.draining()) {
-                times.add(Drains.deadline(view, n));
-            }
-            n.inPlaceStartedAt().map(t -> t.plus(view.spec().machineControllerManager().inPlaceUpdateTimeout()))
-                    .ifPresent(times::add);
-            n.kubeletRestartAt().map(t -> KubeletRestarts.unansweredUntil(view, t)).ifPresent(times::add);
-            view.health(n).flatMap(h -> Repairs.failsAt(view, h)).ifPresent(times::add);
-            if (n.registered() && !view.bastion()) {
-                Repairs.creatingUntil(view, n).ifPresent(times::add);
-            }
-        }
-        return times;
     }
 }

@@ -46,6 +46,21 @@ public final class PoolAccount {
         return !n.terminating() && view.available(n);
     }
 
+    /** The machine at {@code i} of {@link #machines()}, in name order. */
+    public ObservedNode node(int i) {
+        return view.nodes().get(i);
+    }
+
+    /** {@link #available(ObservedNode)} of {@link #node}{@code (i)}, answered when the account was made. */
+    public boolean available(int i) {
+        return view.available(i);
+    }
+
+    /** {@link #counted(ObservedNode)} of {@link #node}{@code (i)}, answered when the account was made. */
+    public boolean counted(int i) {
+        return !view.hasLivePartner(i);
+    }
+
     public PoolLimits limits() {
         return view.limits();
     }

@@ -84,11 +84,15 @@ final class PoolView {
         this.watchedConditions = Set.copyOf(spec().machineControllerManager().nodeConditions());
         List<ObservedNode> live = new ArrayList<>(observed.size());
         int gone = 0;
+        int surgeMachines = 0;
         boolean sorted = true;
         for (ObservedNode n : observed) {
             if (n.terminating()) {
                 gone++;
                 continue;
+            }
+            if (n.surgeFor().isPresent()) {
+                surgeMachines++;
             }
             if (!live.isEmpty() && live.get(live.size() - 1).name().compareTo(n.name()) > 0) {
                 sorted = false;
@@ -101,7 +105,7 @@ final class PoolView {
         this.nodes = Collections.unmodifiableList(live);
         this.terminating = gone;
         int size = nodes.size();
-        this.surgeByPartner = new HashMap<>();
+        this.surgeByPartner = new HashMap<>(surgeMachines * 4 / 3 + 1);
         this.unhealthy = new LinkedHashMap<>();
         for (ObservedNode n : nodes) {
             if (n.surgeFor().isPresent()) {

@@ -90,6 +90,10 @@ public final class Simulator {
         private final DesiredCluster desired;
         private final Random random;
         private final Map<String, ObservedNode> nodes = new TreeMap<>();
+        /** The values of {@link #nodes} in the same (name) order, kept along: what the planner observes, copied without walking the tree. */
+        private final List<ObservedNode> ordered = new ArrayList<>();
+        /** How many machines stand in for each old node (surge machines by partner), kept along with {@link #nodes}. */
+        private final Map<String, Integer> surgeMachinesFor = new HashMap<>();
         /**
          * The nodes changed since the plan being carried out, each as it was before (empty: it did
          * not exist): what tells a plan that changed something from one that did not, without
@@ -140,7 +144,7 @@ public final class Simulator {
                 if (bastion()) {
                     b.registered(false);
                 }
-                nodes.put(name, b.build());
+                put(b.build());
             }
             peakNodes = nodes.size();
             // Drawn after the initial nodes, and only when the fault is asked for: runs without it
@@ -236,7 +240,7 @@ public final class Simulator {
         }
 
         private ObservedCluster observed() {
-            return new ObservedCluster(List.copyOf(nodes.values()), true, MaintenanceState.OPEN, Map.of(pool.name(), status));
+            return new ObservedCluster(List.copyOf(ordered), true, MaintenanceState.OPEN, Map.of(pool.name(), status));
         }
 
         private boolean done() {
@@ -401,7 +405,7 @@ public final class Simulator {
 
         @Override
         public Void createMachine(Step.CreateMachine c) {
-            boolean partnerHasOne = nodes.values().stream().anyMatch(n -> n.surgeFor().equals(Optional.of(c.surgeFor())));
+            boolean partnerHasOne = surgeMachinesFor.containsKey(c.surgeFor());
             if (!partnerHasOne) {
                 create(c.surgeFor(), c.rollHash(), c.kubeletHash());
             }
@@ -549,12 +553,50 @@ public final class Simulator {
 
         private void update(ObservedNode node) {
             remember(node.name());
-            nodes.put(node.name(), node);
+            put(node);
         }
 
         private void remove(String name) {
             remember(name);
-            nodes.remove(name);
+            ObservedNode gone = nodes.remove(name);
+            if (gone != null) {
+                ordered.remove(position(name));
+                gone.surgeFor().ifPresent(this::forgetSurge);
+            }
+        }
+
+        private void put(ObservedNode node) {
+            ObservedNode before = nodes.put(node.name(), node);
+            int at = position(node.name());
+            if (before == null) {
+                ordered.add(-at - 1, node);
+            } else {
+                ordered.set(at, node);
+                before.surgeFor().ifPresent(this::forgetSurge);
+            }
+            node.surgeFor().ifPresent(partner -> surgeMachinesFor.merge(partner, 1, Integer::sum));
+        }
+
+        private void forgetSurge(String partner) {
+            surgeMachinesFor.computeIfPresent(partner, (p, n) -> n == 1 ? null : n - 1);
+        }
+
+        /** Where the named node is in {@link #ordered}, or (-(insertion point) - 1), as a binary search says. */
+        private int position(String name) {
+            int low = 0;
+            int high = ordered.size() - 1;
+            while (low <= high) {
+                int mid = (low + high) >>> 1;
+                int c = ordered.get(mid).name().compareTo(name);
+                if (c < 0) {
+                    low = mid + 1;
+                } else if (c > 0) {
+                    high = mid - 1;
+                } else {
+                    return mid;
+                }
+            }
+            return -(low + 1);
         }
 
         private void remember(String name) {
@@ -578,11 +620,18 @@ public final class Simulator {
          */
         private void measure(PoolAccount account) {
             int byFaults = 0;
-            for (ObservedNode n : nodes.values()) {
-                if (account.available(n)) {
-                    faultSlots.remove(n.name());
-                } else if ((!n.conditions().isEmpty() || faultSlots.contains(n.name())) && account.counted(n)) {
-                    byFaults++;
+            // The account's nodes are the pool's, all of them (the simulator terminates none): asked by index,
+            // a node is looked at only when it is unavailable and counts.
+            for (int i = 0; i < account.machines(); i++) {
+                if (account.available(i)) {
+                    if (!faultSlots.isEmpty()) {
+                        faultSlots.remove(account.node(i).name());
+                    }
+                } else if (account.counted(i)) {
+                    ObservedNode n = account.node(i);
+                    if (!n.conditions().isEmpty() || faultSlots.contains(n.name())) {
+                        byFaults++;
+                    }
                 }
             }
             int count = account.count();

@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import dev.nightshift.spec.hash.StampMatch;
+import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -32,8 +33,8 @@ final class PoolView {
     private final Instant now;
     private final Duration minReady;
     /** The old nodes that surge machines stand in for and that still exist. */
-    private final Set<String> livePartners;
-    private final Map<String, ObservedNode> surgeByPartner;
+    /** Old node names to the first surge machine (in name order) that stands in for it; which of them still exist. */
+    private final NameIndex surgeByPartner;
     private final int count;
     /** Machines being deleted: out of the pool, but they exist until they are gone. */
     private final int terminating;
@@ -105,23 +106,22 @@ final class PoolView {
         this.nodes = Collections.unmodifiableList(live);
         this.terminating = gone;
         int size = nodes.size();
-        this.surgeByPartner = new HashMap<>(surgeMachines * 4 / 3 + 1);
+        this.surgeByPartner = new NameIndex(surgeMachines);
         this.unhealthy = new LinkedHashMap<>();
-        for (ObservedNode n : nodes) {
+        for (int i = 0; i < size; i++) {
+            ObservedNode n = nodes.get(i);
             if (n.surgeFor().isPresent()) {
-                surgeByPartner.putIfAbsent(n.surgeFor().get(), n);
+                surgeByPartner.putIfAbsent(n.surgeFor().get(), i);
             }
             if (!n.conditions().isEmpty()) {
                 Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
             }
         }
         // Only the old nodes that surge machines name are looked up by name: no map of every node.
-        this.livePartners = new HashSet<>();
-        if (!surgeByPartner.isEmpty()) {
-            for (ObservedNode n : nodes) {
-                if (surgeByPartner.containsKey(n.name())) {
-                    livePartners.add(n.name());
-                }
+        this.partneredAt = new boolean[size];
+        if (surgeMachines > 0) {
+            for (int i = 0; i < size; i++) {
+                partneredAt[i] = surgeByPartner.markPresent(nodes.get(i).name());
             }
         }
         this.failed = new HashSet<>();
@@ -137,7 +137,6 @@ final class PoolView {
         this.outdatedAt = new boolean[size];
         this.availableAt = new boolean[size];
         this.kubeletOutdatedAt = new boolean[size];
-        this.partneredAt = new boolean[size];
         this.alreadyDownAt = new boolean[size];
         IndexList stampOrPropagateNodes = new IndexList();
         IndexList taintNodes = new IndexList();
@@ -179,7 +178,6 @@ final class PoolView {
             }
             boolean staleKubelet = !old && kubeletOutdated(n);
             kubeletOutdatedAt[i] = staleKubelet;
-            partneredAt[i] = !livePartners.isEmpty() && livePartners.contains(n.name());
             alreadyDownAt[i] = alreadyDown(n);
             boolean flying = inFlight(n);
             boolean restart = n.kubeletRestartAt().isPresent();
@@ -278,6 +276,64 @@ final class PoolView {
             return b;
         }
         return b == null || !b.isBefore(a) ? a : b;
+    }
+
+    /**
+     * Names to node indices by open addressing, without an object per entry: built and asked for
+     * every node of every plan. The first index put for a name stays; a name can be marked present
+     * (some node of the pool has it).
+     */
+    private static final class NameIndex {
+        private final String[] names;
+        private final int[] indices;
+        private final boolean[] present;
+        private final int mask;
+
+        NameIndex(int expected) {
+            int capacity = Integer.highestOneBit(Math.max(2, expected) * 2) * 2;
+            names = new String[capacity];
+            indices = new int[capacity];
+            present = new boolean[capacity];
+            mask = capacity - 1;
+        }
+
+        private int slot(String name) {
+            int h = name.hashCode();
+            int at = (h ^ (h >>> 16)) & mask;
+            while (names[at] != null && !names[at].equals(name)) {
+                at = (at + 1) & mask;
+            }
+            return at;
+        }
+
+        void putIfAbsent(String name, int index) {
+            int at = slot(name);
+            if (names[at] == null) {
+                names[at] = name;
+                indices[at] = index;
+            }
+        }
+
+        /** The index put for the name, or -1. */
+        int get(String name) {
+            int at = slot(name);
+            return names[at] == null ? -1 : indices[at];
+        }
+
+        /** Marks the name present if it was put; says whether it was. */
+        boolean markPresent(String name) {
+            int at = slot(name);
+            if (names[at] == null) {
+                return false;
+            }
+            present[at] = true;
+            return true;
+        }
+
+        boolean present(String name) {
+            int at = slot(name);
+            return names[at] != null && present[at];
+        }
     }
 
     /** A growing list of node indices without boxing. */
@@ -459,11 +515,12 @@ final class PoolView {
     }
 
     boolean hasLivePartner(ObservedNode n) {
-        return n.surgeFor().isPresent() && livePartners.contains(n.surgeFor().get());
+        return n.surgeFor().isPresent() && surgeByPartner.present(n.surgeFor().get());
     }
 
     Optional<ObservedNode> surgePartnerOf(ObservedNode old) {
-        return Optional.ofNullable(surgeByPartner.get(old.name()));
+        int surge = surgeByPartner.get(old.name());
+        return surge < 0 ? Optional.empty() : Optional.of(nodes.get(surge));
     }
 
     /** The pool's limits resolved against {@link #count()}. */
@@ -526,8 +583,14 @@ final class PoolView {
         if (bastion() && kubeletOutdated(n)) {
             return true;
         }
-        return desired.rollMatch(n.rollHash().get()) == StampMatch.RESTAMP
-                || n.kubeletHash().filter(k -> desired.kubeletMatch(k) == StampMatch.RESTAMP).isPresent();
+        // A stamp of the desired hash version is current or outdated, never to be re-stamped: only another version is matched.
+        StampedHash roll = n.rollHash().get();
+        if (roll.version() != desired.rollHash().version() && desired.rollMatch(roll) == StampMatch.RESTAMP) {
+            return true;
+        }
+        StampedHash kubelet = n.kubeletHash().orElse(null);
+        return kubelet != null && kubelet.version() != desired.kubeletHash().version()
+                && desired.kubeletMatch(kubelet) == StampMatch.RESTAMP;
     }
 
     /** Runs the desired roll hash (or has no hash yet and is being adopted). */

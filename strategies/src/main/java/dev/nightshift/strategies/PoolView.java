@@ -288,6 +288,7 @@ final class PoolView {
         private final int[] indices;
         private final boolean[] present;
         private final int mask;
+        private final int shift;
 
         NameIndex(int expected) {
             int capacity = Integer.highestOneBit(Math.max(2, expected) * 2) * 2;
@@ -295,11 +296,13 @@ final class PoolView {
             indices = new int[capacity];
             present = new boolean[capacity];
             mask = capacity - 1;
+            shift = Integer.numberOfLeadingZeros(capacity) + 1;
         }
 
         private int slot(String name) {
-            int h = name.hashCode();
-            int at = (h ^ (h >>> 16)) & mask;
+            // Names like pool-1, pool-2 have consecutive hash codes: scattered (Fibonacci hashing), or
+            // they would form one long run that every lookup of an absent name walks.
+            int at = (name.hashCode() * 0x9E3779B9) >>> shift;
             while (names[at] != null && !names[at].equals(name)) {
                 at = (at + 1) & mask;
             }

@@ -18,7 +18,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
     @Override
     public void plan(PoolView view, StartGate gate, PlanSink sink) {
         boolean manual = view.spec().updateStrategy() == UpdateStrategy.ManualInPlaceUpdate;
-        RollingReplacement.deleteUnregistered(view, view.outdatedNodes(), sink);
+        RollingReplacement.deleteUnregistered(view, sink);
         for (ObservedNode node : view.nodes()) {
             if (node.updatingInPlace()) {
                 continueUpdate(view, node, sink);

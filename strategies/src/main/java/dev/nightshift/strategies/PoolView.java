@@ -51,6 +51,10 @@ final class PoolView {
     private final boolean[] availableAt;
     private final boolean[] livePartnerAt;
     private final boolean[] kubeletOutdatedAt;
+    private final boolean[] registeredAt;
+    private final boolean[] inFlightAt;
+    /** Indices of {@link #outdatedNodes()}. */
+    private final int[] outdatedIndices;
     /** A surge machine stands in for it (it is some surge machine's live partner). */
     private final boolean[] partneredAt;
     private final boolean[] alreadyDownAt;
@@ -137,6 +141,9 @@ final class PoolView {
         this.outdatedAt = new boolean[size];
         this.availableAt = new boolean[size];
         this.kubeletOutdatedAt = new boolean[size];
+        this.registeredAt = new boolean[size];
+        this.inFlightAt = new boolean[size];
+        IndexList outdatedAtIndices = new IndexList();
         this.alreadyDownAt = new boolean[size];
         IndexList stampOrPropagateNodes = new IndexList();
         IndexList taintNodes = new IndexList();
@@ -170,7 +177,9 @@ final class PoolView {
             boolean failedNode = failed(n);
             if (old && !failedNode) {
                 outdated.add(n);
+                outdatedAtIndices.add(i);
             }
+            registeredAt[i] = n.registered();
             boolean up = available(n);
             availableAt[i] = up;
             if (up) {
@@ -180,6 +189,7 @@ final class PoolView {
             kubeletOutdatedAt[i] = staleKubelet;
             alreadyDownAt[i] = alreadyDown(n);
             boolean flying = inFlight(n);
+            inFlightAt[i] = flying;
             boolean restart = n.kubeletRestartAt().isPresent();
             anyRoll |= old;
             anyKubelet |= n.registered() && staleKubelet;
@@ -222,6 +232,7 @@ final class PoolView {
         this.count = counted;
         this.limits = PoolLimits.of(desired.spec(), count);
         this.outdatedNodes = Collections.unmodifiableList(outdated);
+        this.outdatedIndices = outdatedAtIndices.toArray();
         this.availableCount = availableNodes;
         this.stampOrPropagate = stampOrPropagateNodes.toArray();
         this.taintCandidates = taintNodes.toArray();
@@ -412,6 +423,19 @@ final class PoolView {
 
     int[] inFlightNodes() {
         return inFlightNodes;
+    }
+
+    int[] outdatedIndices() {
+        return outdatedIndices;
+    }
+
+    boolean registered(int i) {
+        return registeredAt[i];
+    }
+
+    /** {@link #inFlight(ObservedNode)} of the node at {@code i}. */
+    boolean inFlight(int i) {
+        return inFlightAt[i];
     }
 
     boolean kubeletOutdated(int i) {

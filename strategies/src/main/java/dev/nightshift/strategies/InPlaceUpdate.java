@@ -1,6 +1,6 @@
 package dev.nightshift.strategies;
 
-import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.nightshift.spec.model.UpdateStrategy;
@@ -19,7 +19,9 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
     public void plan(PoolView view, StartGate gate, PlanSink sink) {
         boolean manual = view.spec().updateStrategy() == UpdateStrategy.ManualInPlaceUpdate;
         RollingReplacement.deleteUnregistered(view, sink);
-        for (ObservedNode node : view.nodes()) {
+        // Both kinds of node below are in flight: only those are visited, in name order.
+        for (int i : view.inFlightNodes()) {
+            ObservedNode node = view.nodes().get(i);
             if (node.updatingInPlace()) {
                 continueUpdate(view, node, sink);
             } else if (node.draining() && view.outdated(node) && !view.failed(node) && Drains.progress(view, node, sink)) {
@@ -57,12 +59,16 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         int count = view.count();
         int surgeRoom = count + view.maxSurge() - view.existingMachines();
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
-        List<ObservedNode> eligible = view.outdatedNodes().stream()
-                .filter(ObservedNode::registered)
-                .filter(n -> !PoolView.inFlight(n) && !n.inPlaceFailed())
-                // Down nodes first, then by name: the nodes are in name order already, and the sort is stable.
-                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)))
-                .toList();
+        List<ObservedNode> down = new ArrayList<>();
+        List<ObservedNode> up = new ArrayList<>();
+        for (int i : view.outdatedIndices()) {
+            if (view.registered(i) && !view.inFlight(i) && !view.nodes().get(i).inPlaceFailed()) {
+                (view.alreadyDown(i) ? down : up).add(view.nodes().get(i));
+            }
+        }
+        // Down nodes first, then by name: the nodes are in name order already.
+        List<ObservedNode> eligible = down;
+        eligible.addAll(up);
         if (manual) {
             for (ObservedNode n : eligible) {
                 if (!n.candidateForUpdate()) {

@@ -19,6 +19,7 @@ import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.PoolReport.NodeHealth;
 
@@ -83,6 +84,15 @@ final class PoolView {
      * nodes, so that a plan costs time linear in the pool's size.
      */
     PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now) {
+        this(desired, observed, now, false);
+    }
+
+    /** The pool's view of the cluster: its nodes picked out of all nodes in the same pass that copies them. */
+    static PoolView of(DesiredPool desired, ObservedCluster observed, Instant now) {
+        return new PoolView(desired, observed.nodes(), now, true);
+    }
+
+    private PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now, boolean othersAmong) {
         this.desired = desired;
         this.now = now;
         this.minReady = Duration.ofSeconds(spec().minReadySeconds());
@@ -91,7 +101,11 @@ final class PoolView {
         int gone = 0;
         int surgeMachines = 0;
         boolean sorted = true;
+        String pool = desired.name();
         for (ObservedNode n : observed) {
+            if (othersAmong && !n.pool().equals(pool)) {
+                continue;
+            }
             if (n.terminating()) {
                 gone++;
                 continue;

@@ -72,7 +72,7 @@ public final class RolloutPlanner {
         List<Instant> wakeTimes = new ArrayList<>();
         boolean turnTaken = false;
         for (DesiredPool pool : desired.pools()) {
-            PoolView view = new PoolView(pool, observed.nodesOf(pool.name()), now);
+            PoolView view = PoolView.of(pool, observed, now);
             accounts.put(pool.name(), PoolAccount.of(view));
             PoolStatus status = observed.status(pool.name());
             PlanSink sink = new PlanSink(pool.name());

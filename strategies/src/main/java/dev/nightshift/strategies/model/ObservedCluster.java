@@ -49,10 +49,6 @@ public record ObservedCluster(
     }
 
     public List<ObservedNode> nodesOf(String pool) {
-        // With one pool (the simulator, small clusters) every node is the pool's: no copy.
-        if (nodes.stream().allMatch(n -> n.pool().equals(pool))) {
-            return nodes;
-        }
         return nodes.stream().filter(n -> n.pool().equals(pool)).toList();
     }
 }

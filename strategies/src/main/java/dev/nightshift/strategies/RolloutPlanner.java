@@ -167,12 +167,12 @@ public final class RolloutPlanner {
      * plane are Ready; other pools do not count; a bastion has no node to check.
      */
     public static boolean healthy(DesiredPool pool, ObservedCluster observed, Instant now) {
-        List<ObservedNode> nodes = observed.nodesOf(pool.name());
         // Every registered node Ready: healthy whatever the pool's health rules say, without judging each node.
-        if (nodes.stream().allMatch(n -> !n.registered() || n.terminating() || n.ready())) {
+        String name = pool.name();
+        if (observed.nodes().stream().allMatch(n -> !n.registered() || n.terminating() || n.ready() || !n.pool().equals(name))) {
             return observed.controlPlaneReady();
         }
-        return healthy(new PoolView(pool, nodes, now), observed);
+        return healthy(PoolView.of(pool, observed, now), observed);
     }
 
     private static boolean healthy(PoolView view, ObservedCluster observed) {

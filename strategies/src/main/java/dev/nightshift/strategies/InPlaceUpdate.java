@@ -1,6 +1,6 @@
 package dev.nightshift.strategies;
 
-import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.nightshift.spec.model.UpdateStrategy;
@@ -18,8 +18,10 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
     @Override
     public void plan(PoolView view, StartGate gate, PlanSink sink) {
         boolean manual = view.spec().updateStrategy() == UpdateStrategy.ManualInPlaceUpdate;
-        RollingReplacement.deleteUnregistered(view, view.outdatedNodes(), sink);
-        for (ObservedNode node : view.nodes()) {
+        RollingReplacement.deleteUnregistered(view, sink);
+        // Both kinds of node below are in flight: only those are visited, in name order.
+        for (int i : view.inFlightNodes()) {
+            ObservedNode node = view.nodes().get(i);
             if (node.updatingInPlace()) {
                 continueUpdate(view, node, sink);
             } else if (node.draining() && view.outdated(node) && !view.failed(node) && Drains.progress(view, node, sink)) {
@@ -57,11 +59,16 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         int count = view.count();
         int surgeRoom = count + view.maxSurge() - view.existingMachines();
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
-        List<ObservedNode> eligible = view.outdatedNodes().stream()
-                .filter(ObservedNode::registered)
-                .filter(n -> !PoolView.inFlight(n) && !n.inPlaceFailed())
-                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparing(ObservedNode::name))
-                .toList();
+        List<ObservedNode> down = new ArrayList<>();
+        List<ObservedNode> up = new ArrayList<>();
+        for (int i : view.outdatedIndices()) {
+            if (view.registered(i) && !view.inFlight(i) && !view.nodes().get(i).inPlaceFailed()) {
+                (view.alreadyDown(i) ? down : up).add(view.nodes().get(i));
+            }
+        }
+        // Down nodes first, then by name: the nodes are in name order already.
+        List<ObservedNode> eligible = down;
+        eligible.addAll(up);
         if (manual) {
             for (ObservedNode n : eligible) {
                 if (!n.candidateForUpdate()) {

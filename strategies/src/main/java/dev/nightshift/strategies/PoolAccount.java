@@ -2,8 +2,6 @@ package dev.nightshift.strategies;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.ObservedNode;
@@ -11,35 +9,69 @@ import dev.nightshift.strategies.model.ObservedNode;
 /**
  * A pool's accounting as the planner keeps it, for those who measure a rollout from outside (the
  * simulator's peaks and violations): the machines that exist, those that count towards the pool's
- * size, those available, and the limits resolved against that size.
- *
- * @param machines  machines that exist and are not terminating
- * @param counted   every machine once, except a surge machine whose old partner still exists
- * @param available nodes available (Ready for minReadySeconds, healthy, not cordoned, drained or
- *                  updating; a bastion's machine running)
+ * size, those available, and the limits resolved against that size. Asked per node, so that
+ * measuring after every plan costs no more than the plan.
  */
-public record PoolAccount(int machines, Set<String> counted, Set<String> available, PoolLimits limits) {
+public final class PoolAccount {
 
-    public PoolAccount {
-        counted = Set.copyOf(counted);
-        available = Set.copyOf(available);
+    private final PoolView view;
+
+    private PoolAccount(PoolView view) {
+        this.view = view;
     }
 
     public static PoolAccount of(DesiredPool pool, List<ObservedNode> nodes, Instant now) {
-        PoolView view = new PoolView(pool, nodes, now);
-        return new PoolAccount(view.nodes().size(),
-                view.nodes().stream().filter(n -> !view.hasLivePartner(n)).map(ObservedNode::name).collect(Collectors.toSet()),
-                view.nodes().stream().filter(view::available).map(ObservedNode::name).collect(Collectors.toSet()),
-                view.limits());
+        return of(new PoolView(pool, nodes, now));
+    }
+
+    static PoolAccount of(PoolView view) {
+        return new PoolAccount(view);
+    }
+
+    /** Machines that exist and are not terminating. */
+    public int machines() {
+        return view.nodes().size();
+    }
+
+    /** Counts towards the pool's size: every machine once, except a surge machine whose old partner still exists. */
+    public boolean counted(ObservedNode n) {
+        return !n.terminating() && !view.hasLivePartner(n);
+    }
+
+    /**
+     * Available: Ready for minReadySeconds, healthy, not cordoned, drained or updating; a bastion's
+     * machine running.
+     */
+    public boolean available(ObservedNode n) {
+        return !n.terminating() && view.available(n);
+    }
+
+    /** The machine at {@code i} of {@link #machines()}, in name order. */
+    public ObservedNode node(int i) {
+        return view.nodes().get(i);
+    }
+
+    /** {@link #available(ObservedNode)} of {@link #node}{@code (i)}, answered when the account was made. */
+    public boolean available(int i) {
+        return view.available(i);
+    }
+
+    /** {@link #counted(ObservedNode)} of {@link #node}{@code (i)}, answered when the account was made. */
+    public boolean counted(int i) {
+        return !view.hasLivePartner(i);
+    }
+
+    public PoolLimits limits() {
+        return view.limits();
     }
 
     /** The pool's size: what the limits are resolved against. */
     public int count() {
-        return counted.size();
+        return view.count();
     }
 
     /** Machines of the pool's size that are not available. */
     public int unavailable() {
-        return count() - available.size();
+        return count() - view.availableCount();
     }
 }

@@ -2,19 +2,24 @@ package dev.nightshift.strategies;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import dev.nightshift.spec.hash.StampMatch;
+import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.PoolReport.NodeHealth;
 
@@ -27,36 +32,466 @@ final class PoolView {
     private final DesiredPool desired;
     private final List<ObservedNode> nodes;
     private final Instant now;
-    private final Set<String> names;
-    private final Map<String, ObservedNode> surgeByPartner;
+    private final Duration minReady;
+    /** The old nodes that surge machines stand in for and that still exist. */
+    /** Old node names to the first surge machine (in name order) that stands in for it; which of them still exist. */
+    private final NameIndex surgeByPartner;
     private final int count;
     /** Machines being deleted: out of the pool, but they exist until they are gone. */
     private final int terminating;
     private final PoolLimits limits;
+    /** The conditions that make a node unhealthy when True, besides Ready not True. */
+    private final Set<String> watchedConditions;
     /** Nodes unhealthy now, judged by {@link Repairs#judge}, by name. */
     private final Map<String, NodeHealth> unhealthy;
     private final Set<String> failed;
+    private final List<ObservedNode> outdatedNodes;
+    private final int availableCount;
+    /** Per node, by its index in {@link #nodes()}: what the plan's passes ask of every node, answered once. */
+    private final boolean[] outdatedAt;
+    private final boolean[] availableAt;
+    private final boolean[] livePartnerAt;
+    private final boolean[] kubeletOutdatedAt;
+    private final boolean[] registeredAt;
+    private final boolean[] inFlightAt;
+    /** Indices of {@link #outdatedNodes()}. */
+    private final int[] outdatedIndices;
+    /** A surge machine stands in for it (it is some surge machine's live partner). */
+    private final boolean[] partneredAt;
+    private final boolean[] alreadyDownAt;
+    /** Indices of the nodes that may need a stamp or a propagation; the others certainly need neither. */
+    private final int[] stampOrPropagate;
+    /** Indices of the registered nodes that are outdated or carry the update taint: the only ones taints may change. */
+    private final int[] taintCandidates;
+    /** Indices of the machines still coming up (not registered; for a bastion not Ready) with a creation time. */
+    private final int[] pendingCreation;
+    /** Indices of the nodes in flight (draining or updating in place). */
+    private final int[] inFlightNodes;
+    private final boolean anyOutdated;
+    private final boolean anyKubeletOutdated;
+    private final boolean anyKubeletRestart;
+    /** Every registered node that has not failed is Ready. */
+    private final boolean registeredNodesReady;
+    /** In flight in the phase's sense: drains, in-place updates, restarts, and new machines not registered yet. */
+    private final boolean phaseInFlight;
+    private final long updatesInFlight;
+    private final boolean canaryPassed;
+    private final Tally tally;
+    private final Optional<Instant> nextTimer;
 
+    /**
+     * Everything asked of the pool more than once is computed here, in a few passes over its
+     * nodes, so that a plan costs time linear in the pool's size.
+     */
     PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now) {
+        this(desired, observed, now, false);
+    }
+
+    /** The pool's view of the cluster: its nodes picked out of all nodes in the same pass that copies them. */
+    static PoolView of(DesiredPool desired, ObservedCluster observed, Instant now) {
+        return new PoolView(desired, observed.nodes(), now, true);
+    }
+
+    private PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now, boolean othersAmong) {
         this.desired = desired;
-        this.nodes = observed.stream().filter(n -> !n.terminating())
-                .sorted(Comparator.comparing(ObservedNode::name)).toList();
         this.now = now;
-        this.names = nodes.stream().map(ObservedNode::name).collect(Collectors.toSet());
-        this.surgeByPartner = new HashMap<>();
-        for (ObservedNode n : nodes) {
-            n.surgeFor().ifPresent(partner -> surgeByPartner.putIfAbsent(partner, n));
+        this.minReady = Duration.ofSeconds(spec().minReadySeconds());
+        this.watchedConditions = Set.copyOf(spec().machineControllerManager().nodeConditions());
+        List<ObservedNode> live = new ArrayList<>(observed.size());
+        int gone = 0;
+        int surgeMachines = 0;
+        boolean sorted = true;
+        String pool = desired.name();
+        for (ObservedNode n : observed) {
+            if (othersAmong && !n.pool().equals(pool)) {
+                continue;
+            }
+            if (n.terminating()) {
+                gone++;
+                continue;
+            }
+            if (n.surgeFor().isPresent()) {
+                surgeMachines++;
+            }
+            if (!live.isEmpty() && live.get(live.size() - 1).name().compareTo(n.name()) > 0) {
+                sorted = false;
+            }
+            live.add(n);
         }
-        this.count = (int) nodes.stream().filter(n -> !hasLivePartner(n)).count();
-        this.terminating = (int) observed.stream().filter(ObservedNode::terminating).count();
-        this.limits = PoolLimits.of(desired.spec(), count);
+        if (!sorted) {
+            live.sort(Comparator.comparing(ObservedNode::name));
+        }
+        this.nodes = Collections.unmodifiableList(live);
+        this.terminating = gone;
+        int size = nodes.size();
+        this.surgeByPartner = new NameIndex(surgeMachines);
         this.unhealthy = new LinkedHashMap<>();
-        for (ObservedNode n : nodes) {
-            Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
+        for (int i = 0; i < size; i++) {
+            ObservedNode n = nodes.get(i);
+            if (n.surgeFor().isPresent()) {
+                surgeByPartner.putIfAbsent(n.surgeFor().get(), i);
+            }
+            if (!n.conditions().isEmpty()) {
+                Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
+            }
         }
-        this.failed = unhealthy.values().stream()
-                .filter(h -> Repairs.failsAt(this, h).filter(t -> !t.isAfter(now)).isPresent())
-                .map(NodeHealth::node).collect(Collectors.toSet());
+        // Only the old nodes that surge machines name are looked up by name: no map of every node.
+        this.partneredAt = new boolean[size];
+        if (surgeMachines > 0) {
+            for (int i = 0; i < size; i++) {
+                partneredAt[i] = surgeByPartner.markPresent(nodes.get(i).name());
+            }
+        }
+        this.failed = new HashSet<>();
+        for (NodeHealth h : unhealthy.values()) {
+            if (Repairs.failsAt(this, h).filter(t -> !t.isAfter(now)).isPresent()) {
+                failed.add(h.node());
+            }
+        }
+        Map<String, String> labels = Map.copyOf(desired.labels());
+        Map<String, String> annotations = Map.copyOf(desired.annotations());
+        List<ObservedNode> outdated = new ArrayList<>();
+        this.livePartnerAt = new boolean[size];
+        this.outdatedAt = new boolean[size];
+        this.availableAt = new boolean[size];
+        this.kubeletOutdatedAt = new boolean[size];
+        this.registeredAt = new boolean[size];
+        this.inFlightAt = new boolean[size];
+        IndexList outdatedAtIndices = new IndexList();
+        this.alreadyDownAt = new boolean[size];
+        IndexList stampOrPropagateNodes = new IndexList();
+        IndexList taintNodes = new IndexList();
+        IndexList pendingNodes = new IndexList();
+        IndexList inFlightIndices = new IndexList();
+        int counted = 0;
+        int availableNodes = 0;
+        boolean anyRoll = false;
+        boolean anyKubelet = false;
+        boolean anyRestart = false;
+        boolean allReady = true;
+        boolean pendingOrInFlight = false;
+        long updates = 0;
+        boolean canary = false;
+        int updating = 0;
+        int current = 0;
+        int outdatedCount = 0;
+        boolean roll = false;
+        boolean kubelet = false;
+        Instant next = null;
+        boolean bastion = bastion();
+        for (int i = 0; i < size; i++) {
+            ObservedNode n = nodes.get(i);
+            boolean partnerAlive = hasLivePartner(n);
+            livePartnerAt[i] = partnerAlive;
+            if (!partnerAlive) {
+                counted++;
+            }
+            boolean old = outdated(n);
+            outdatedAt[i] = old;
+            boolean failedNode = failed(n);
+            if (old && !failedNode) {
+                outdated.add(n);
+                outdatedAtIndices.add(i);
+            }
+            registeredAt[i] = n.registered();
+            boolean up = available(n);
+            availableAt[i] = up;
+            if (up) {
+                availableNodes++;
+            }
+            boolean staleKubelet = !old && kubeletOutdated(n);
+            kubeletOutdatedAt[i] = staleKubelet;
+            alreadyDownAt[i] = alreadyDown(n);
+            boolean flying = inFlight(n);
+            inFlightAt[i] = flying;
+            boolean restart = n.kubeletRestartAt().isPresent();
+            anyRoll |= old;
+            anyKubelet |= n.registered() && staleKubelet;
+            anyRestart |= restart;
+            if (n.registered() && !failedNode && !n.ready()) {
+                allReady = false;
+            }
+            pendingOrInFlight |= flying || restart || (!n.registered() && !bastion && !old);
+            if (old ? flying : !up) {
+                updates++;
+            }
+            canary |= !old && up && n.rollHash().isPresent();
+            if (!(partnerAlive && !up)) {
+                if (flying || restart) {
+                    updating++;
+                }
+                roll |= old;
+                kubelet |= staleKubelet;
+                if (old || staleKubelet) {
+                    outdatedCount++;
+                } else {
+                    current++;
+                }
+            }
+            if (needsStamp(n) || (n.registered() && !bastion && (!labels.equals(n.managedLabels())
+                    || !annotations.equals(n.managedAnnotations()) || !spec().taints().equals(n.managedTaints())))) {
+                stampOrPropagateNodes.add(i);
+            }
+            if (n.registered() && (old || n.updateTainted())) {
+                taintNodes.add(i);
+            }
+            if ((bastion ? !n.ready() : !n.registered()) && n.createdAt().isPresent()) {
+                pendingNodes.add(i);
+            }
+            if (flying) {
+                inFlightIndices.add(i);
+            }
+            next = earliest(next, timer(n));
+        }
+        this.count = counted;
+        this.limits = PoolLimits.of(desired.spec(), count);
+        this.outdatedNodes = Collections.unmodifiableList(outdated);
+        this.outdatedIndices = outdatedAtIndices.toArray();
+        this.availableCount = availableNodes;
+        this.stampOrPropagate = stampOrPropagateNodes.toArray();
+        this.taintCandidates = taintNodes.toArray();
+        this.pendingCreation = pendingNodes.toArray();
+        this.inFlightNodes = inFlightIndices.toArray();
+        this.anyOutdated = anyRoll;
+        this.anyKubeletOutdated = anyKubelet;
+        this.anyKubeletRestart = anyRestart;
+        this.registeredNodesReady = allReady;
+        this.phaseInFlight = pendingOrInFlight;
+        this.updatesInFlight = updates;
+        this.canaryPassed = canary;
+        this.tally = new Tally(updating, current, outdatedCount, roll, kubelet);
+        this.nextTimer = Optional.ofNullable(next);
+    }
+
+    /**
+     * The earliest time after now at which this node changes by itself: minReadySeconds passing,
+     * drain, in-place and kubelet-restart deadlines, an unhealthy node failing, a new node not
+     * Ready leaving creationTimeout's care. Null if none.
+     */
+    private Instant timer(ObservedNode n) {
+        Instant next = null;
+        if (n.readySince().isPresent()) {
+            next = later(n.readySince().get().plus(minReady));
+        }
+        if (n.draining()) {
+            next = earliest(next, later(Drains.deadline(this, n)));
+        }
+        if (n.inPlaceStartedAt().isPresent()) {
+            next = earliest(next, later(n.inPlaceStartedAt().get().plus(spec().machineControllerManager().inPlaceUpdateTimeout())));
+        }
+        if (n.kubeletRestartAt().isPresent()) {
+            next = earliest(next, later(KubeletRestarts.unansweredUntil(this, n.kubeletRestartAt().get())));
+        }
+        Optional<NodeHealth> health = health(n);
+        if (health.isPresent()) {
+            next = earliest(next, Repairs.failsAt(this, health.get()).map(this::later).orElse(null));
+        }
+        if (n.registered() && !bastion()) {
+            next = earliest(next, Repairs.creatingUntil(this, n).map(this::later).orElse(null));
+        }
+        return next;
+    }
+
+    private Instant later(Instant t) {
+        return t.isAfter(now) ? t : null;
+    }
+
+    private static Instant earliest(Instant a, Instant b) {
+        if (a == null) {
+            return b;
+        }
+        return b == null || !b.isBefore(a) ? a : b;
+    }
+
+    /**
+     * Names to node indices by open addressing, without an object per entry: built and asked for
+     * every node of every plan. The first index put for a name stays; a name can be marked present
+     * (some node of the pool has it).
+     */
+    private static final class NameIndex {
+        private final String[] names;
+        private final int[] indices;
+        private final boolean[] present;
+        private final int mask;
+        private final int shift;
+
+        NameIndex(int expected) {
+            int capacity = Integer.highestOneBit(Math.max(2, expected) * 2) * 2;
+            names = new String[capacity];
+            indices = new int[capacity];
+            present = new boolean[capacity];
+            mask = capacity - 1;
+            shift = Integer.numberOfLeadingZeros(capacity) + 1;
+        }
+
+        private int slot(String name) {
+            // Names like pool-1, pool-2 have consecutive hash codes: scattered (Fibonacci hashing), or
+            // they would form one long run that every lookup of an absent name walks.
+            int at = (name.hashCode() * 0x9E3779B9) >>> shift;
+            while (names[at] != null && !names[at].equals(name)) {
+                at = (at + 1) & mask;
+            }
+            return at;
+        }
+
+        void putIfAbsent(String name, int index) {
+            int at = slot(name);
+            if (names[at] == null) {
+                names[at] = name;
+                indices[at] = index;
+            }
+        }
+
+        /** The index put for the name, or -1. */
+        int get(String name) {
+            int at = slot(name);
+            return names[at] == null ? -1 : indices[at];
+        }
+
+        /** Marks the name present if it was put; says whether it was. */
+        boolean markPresent(String name) {
+            int at = slot(name);
+            if (names[at] == null) {
+                return false;
+            }
+            present[at] = true;
+            return true;
+        }
+
+        boolean present(String name) {
+            int at = slot(name);
+            return names[at] != null && present[at];
+        }
+    }
+
+    /** A growing list of node indices without boxing. */
+    private static final class IndexList {
+        private int[] items = new int[8];
+        private int size;
+
+        void add(int i) {
+            if (size == items.length) {
+                items = Arrays.copyOf(items, size * 2);
+            }
+            items[size++] = i;
+        }
+
+        int[] toArray() {
+            return Arrays.copyOf(items, size);
+        }
+    }
+
+    /** What the pool's report counts, a surge machine whose old node is still there and that is not available aside. */
+    record Tally(int updating, int current, int outdated, boolean roll, boolean kubelet) {
+    }
+
+    Tally tally() {
+        return tally;
+    }
+
+    /** The earliest time after now at which a node of the pool changes by itself; see {@link #timer}. */
+    Optional<Instant> nextTimer() {
+        return nextTimer;
+    }
+
+    boolean anyOutdated() {
+        return anyOutdated;
+    }
+
+    /** Some registered node runs the desired roll hash but not the desired kubelet hash. */
+    boolean anyKubeletOutdated() {
+        return anyKubeletOutdated;
+    }
+
+    boolean anyInFlight() {
+        return inFlightNodes.length > 0;
+    }
+
+    boolean anyKubeletRestart() {
+        return anyKubeletRestart;
+    }
+
+    boolean registeredNodesReady() {
+        return registeredNodesReady;
+    }
+
+    boolean phaseInFlight() {
+        return phaseInFlight;
+    }
+
+    long updatesInFlight() {
+        return updatesInFlight;
+    }
+
+    int[] stampOrPropagate() {
+        return stampOrPropagate;
+    }
+
+    int[] taintCandidates() {
+        return taintCandidates;
+    }
+
+    int[] pendingCreation() {
+        return pendingCreation;
+    }
+
+    int[] inFlightNodes() {
+        return inFlightNodes;
+    }
+
+    int[] outdatedIndices() {
+        return outdatedIndices;
+    }
+
+    boolean registered(int i) {
+        return registeredAt[i];
+    }
+
+    /** {@link #inFlight(ObservedNode)} of the node at {@code i}. */
+    boolean inFlight(int i) {
+        return inFlightAt[i];
+    }
+
+    boolean kubeletOutdated(int i) {
+        return kubeletOutdatedAt[i];
+    }
+
+    /** Some surge machine stands in for the node at {@code i}. */
+    boolean partnered(int i) {
+        return partneredAt[i];
+    }
+
+    boolean alreadyDown(int i) {
+        return alreadyDownAt[i];
+    }
+
+    /** Some node has failed (unhealthy for healthTimeout): there is something to repair. */
+    boolean anyFailed() {
+        return !failed.isEmpty();
+    }
+
+    /** {@link #outdated(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */
+    boolean outdated(int i) {
+        return outdatedAt[i];
+    }
+
+    /** {@link #available(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */
+    boolean available(int i) {
+        return availableAt[i];
+    }
+
+    /** {@link #hasLivePartner(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */
+    boolean hasLivePartner(int i) {
+        return livePartnerAt[i];
+    }
+
+    /** The pool's node of that name, if it has one (terminating machines aside). */
+    Optional<ObservedNode> node(String name) {
+        return nodes.stream().filter(n -> n.name().equals(name)).findFirst();
+    }
+
+    Set<String> watchedConditions() {
+        return watchedConditions;
     }
 
     boolean controlPlane() {
@@ -65,16 +500,16 @@ final class PoolView {
 
     /** Unhealthy now (Ready not True, or a watched condition True): such a node counts as unavailable. */
     boolean unhealthy(ObservedNode n) {
-        return unhealthy.containsKey(n.name());
+        return !unhealthy.isEmpty() && unhealthy.containsKey(n.name());
     }
 
     /** Unhealthy for healthTimeout without interruption, in a pool that does not disable it: to be repaired. */
     boolean failed(ObservedNode n) {
-        return failed.contains(n.name());
+        return !failed.isEmpty() && failed.contains(n.name());
     }
 
     Optional<NodeHealth> health(ObservedNode n) {
-        return Optional.ofNullable(unhealthy.get(n.name()));
+        return unhealthy.isEmpty() ? Optional.empty() : Optional.ofNullable(unhealthy.get(n.name()));
     }
 
     /** Every unhealthy node, failed or not, by name. */
@@ -121,11 +556,12 @@ final class PoolView {
     }
 
     boolean hasLivePartner(ObservedNode n) {
-        return n.surgeFor().filter(names::contains).isPresent();
+        return n.surgeFor().isPresent() && surgeByPartner.present(n.surgeFor().get());
     }
 
     Optional<ObservedNode> surgePartnerOf(ObservedNode old) {
-        return Optional.ofNullable(surgeByPartner.get(old.name()));
+        int surge = surgeByPartner.get(old.name());
+        return surge < 0 ? Optional.empty() : Optional.of(nodes.get(surge));
     }
 
     /** The pool's limits resolved against {@link #count()}. */
@@ -142,7 +578,7 @@ final class PoolView {
     }
 
     Duration minReady() {
-        return Duration.ofSeconds(spec().minReadySeconds());
+        return minReady;
     }
 
     /** Bastions never register: for them, available means the provider reports the machine running. */
@@ -166,7 +602,7 @@ final class PoolView {
     }
 
     int availableCount() {
-        return (int) nodes.stream().filter(this::available).count();
+        return availableCount;
     }
 
     /** Not at the desired roll hash, or marked needs-update: {@link DesiredPool#outdated}. */
@@ -188,8 +624,14 @@ final class PoolView {
         if (bastion() && kubeletOutdated(n)) {
             return true;
         }
-        return desired.rollMatch(n.rollHash().get()) == StampMatch.RESTAMP
-                || n.kubeletHash().filter(k -> desired.kubeletMatch(k) == StampMatch.RESTAMP).isPresent();
+        // A stamp of the desired hash version is current or outdated, never to be re-stamped: only another version is matched.
+        StampedHash roll = n.rollHash().get();
+        if (roll.version() != desired.rollHash().version() && desired.rollMatch(roll) == StampMatch.RESTAMP) {
+            return true;
+        }
+        StampedHash kubelet = n.kubeletHash().orElse(null);
+        return kubelet != null && kubelet.version() != desired.kubeletHash().version()
+                && desired.kubeletMatch(kubelet) == StampMatch.RESTAMP;
     }
 
     /** Runs the desired roll hash (or has no hash yet and is being adopted). */
@@ -203,12 +645,12 @@ final class PoolView {
 
     /** The outdated nodes the update strategy handles: failed ones are repaired instead. */
     List<ObservedNode> outdatedNodes() {
-        return nodes.stream().filter(n -> outdated(n) && !failed(n)).toList();
+        return outdatedNodes;
     }
 
     /** Some node runs the desired spec and is available: the canary has passed. */
     boolean canaryPassed() {
-        return nodes.stream().anyMatch(n -> current(n) && n.rollHash().isPresent() && available(n));
+        return canaryPassed;
     }
 
     /** Nightshift cordoned it to drain it, or is updating it in place. */

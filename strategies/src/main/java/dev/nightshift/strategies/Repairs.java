@@ -37,10 +37,11 @@ final class Repairs {
         if (!n.registered() || view.bastion() || n.terminating() || n.updatingInPlace() || n.kubeletRestartAt().isPresent()) {
             return Optional.empty();
         }
-        if (creatingUntil(view, n).isPresent()) {
+        // No condition reported: nothing to judge by (the loop below would find nothing either).
+        if (n.conditions().isEmpty() || creatingUntil(view, n).isPresent()) {
             return Optional.empty();
         }
-        Set<String> watched = Set.copyOf(view.spec().machineControllerManager().nodeConditions());
+        Set<String> watched = view.watchedConditions();
         Optional<NodeHealth> worst = Optional.empty();
         for (NodeCondition c : n.conditions()) {
             boolean bad = NodeCondition.READY.equals(c.type()) ? !c.isTrue() : watched.contains(c.type()) && c.isTrue();
@@ -90,7 +91,7 @@ final class Repairs {
      * surge machine whose old node is still there, which replaces nothing yet.
      */
     static boolean comingUp(PoolView view, ObservedNode n) {
-        if (view.bastion() || n.terminating() || view.hasLivePartner(n) || view.outdated(n) || n.cordoned() || PoolView.inFlight(n)) {
+        if (view.bastion() || n.terminating() || n.cordoned() || PoolView.inFlight(n) || view.hasLivePartner(n) || view.outdated(n)) {
             return false;
         }
         if (!n.registered()) {
@@ -113,6 +114,9 @@ final class Repairs {
      *                          label): one repair at a time
      */
     static void plan(PoolView view, boolean controlPlaneNodes, StartGate gate, PlanSink sink) {
+        if (!view.anyFailed()) {
+            return;
+        }
         List<ObservedNode> failed = view.nodes().stream().filter(view::failed).toList();
         int inFlight = (int) view.nodes().stream().filter(n -> comingUp(view, n)).count();
         for (ObservedNode node : failed) {
@@ -128,14 +132,14 @@ final class Repairs {
         }
         int limit = controlPlaneNodes ? 1 : Math.max(1, view.maxUnavailable());
         List<NodeHealth> waiting = view.failedNodes().stream()
-                .filter(h -> view.nodes().stream().noneMatch(n -> n.name().equals(h.node()) && n.draining()))
+                .filter(h -> view.node(h.node()).filter(ObservedNode::draining).isEmpty())
                 .sorted(Comparator.comparing(NodeHealth::since).thenComparing(NodeHealth::node))
                 .toList();
         for (NodeHealth h : waiting) {
             if (inFlight >= limit) {
                 return;
             }
-            ObservedNode node = view.nodes().stream().filter(n -> n.name().equals(h.node())).findFirst().orElseThrow();
+            ObservedNode node = view.node(h.node()).orElseThrow();
             if (gate.allows(node)) {
                 sink.add(new Step.Repair(node.name(), view.desired().name(), h.condition(), h.since()));
                 inFlight++;

@@ -11,7 +11,7 @@ final class ReplaceAll implements NodeUpdatePlanner {
 
     @Override
     public void plan(PoolView view, StartGate gate, PlanSink sink) {
-        RollingReplacement.deleteUnregistered(view, view.outdatedNodes(), sink);
+        RollingReplacement.deleteUnregistered(view, sink);
         for (ObservedNode node : view.outdatedNodes()) {
             if (!node.registered() && !view.bastion()) {
                 continue;

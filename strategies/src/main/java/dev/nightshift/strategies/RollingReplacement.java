@@ -1,6 +1,6 @@
 package dev.nightshift.strategies;
 
-import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -16,10 +16,11 @@ final class RollingReplacement implements NodeUpdatePlanner {
 
     @Override
     public void plan(PoolView view, StartGate gate, PlanSink sink) {
-        List<ObservedNode> outdated = view.outdatedNodes();
-        deleteUnregistered(view, outdated, sink);
-        for (ObservedNode node : outdated) {
-            if (node.registered() && node.draining() && Drains.progress(view, node, sink)) {
+        deleteUnregistered(view, sink);
+        // Outdated nodes being drained, in name order: among the nodes in flight, not among all outdated ones.
+        for (int i : view.inFlightNodes()) {
+            ObservedNode node = view.nodes().get(i);
+            if (view.outdated(i) && !view.failed(node) && node.registered() && node.draining() && Drains.progress(view, node, sink)) {
                 delete(view, node, sink);
             }
         }
@@ -27,12 +28,13 @@ final class RollingReplacement implements NodeUpdatePlanner {
     }
 
     /** An outdated machine that never registered is deleted without taint, cordon or drain. */
-    static void deleteUnregistered(PoolView view, List<ObservedNode> outdated, PlanSink sink) {
+    static void deleteUnregistered(PoolView view, PlanSink sink) {
         if (view.bastion()) {
             return;
         }
-        for (ObservedNode m : outdated) {
-            if (!m.registered()) {
+        for (int i : view.outdatedIndices()) {
+            if (!view.registered(i)) {
+                ObservedNode m = view.nodes().get(i);
                 sink.add(new Step.DeleteMachine(m.name(), view.desired().name(), !view.hasLivePartner(m),
                         view.desired().rollHash(), view.desired().kubeletHash()));
             }
@@ -50,22 +52,33 @@ final class RollingReplacement implements NodeUpdatePlanner {
         int count = view.count();
         int surgeRoom = count + view.maxSurge() - view.existingMachines();
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
-        List<ObservedNode> candidates = view.outdatedNodes().stream()
-                .filter(n -> (n.registered() || view.bastion()) && !n.draining())
-                // Down nodes first (they cost no budget), then in the order the provider lets machines
-                // leave (a surge partner can only go when its turn comes), then by name.
-                .sorted(Comparator.comparing((ObservedNode n) -> !view.alreadyDown(n)).thenComparingInt(ObservedNode::removalOrder)
-                        .thenComparing(ObservedNode::name))
-                .toList();
+        List<ObservedNode> nodes = view.nodes();
+        List<Integer> candidates = new ArrayList<>();
+        boolean sorted = true;
+        for (int i : view.outdatedIndices()) {
+            if ((view.registered(i) || view.bastion()) && !(view.inFlight(i) && nodes.get(i).draining())) {
+                if (!candidates.isEmpty() && order(view, candidates.get(candidates.size() - 1), i) > 0) {
+                    sorted = false;
+                }
+                candidates.add(i);
+            }
+        }
+        // Down nodes first (they cost no budget), then in the order the provider lets machines
+        // leave (a surge partner can only go when its turn comes), then by name: the nodes are in
+        // name order already, and the sort is stable.
+        if (!sorted) {
+            candidates.sort((a, b) -> order(view, a, b));
+        }
         boolean canary = !view.canaryPassed();
         if (canary && updatesInFlight(view) > 0) {
             // A surge canary's old partner may still go: that is finishing the canary, not going wider.
-            candidates = candidates.stream().filter(n -> view.surgePartnerOf(n).isPresent()).toList();
+            candidates = candidates.stream().filter(view::partnered).toList();
         }
         int started = 0;
-        for (ObservedNode node : candidates) {
-            Optional<ObservedNode> partner = view.surgePartnerOf(node);
-            boolean free = view.alreadyDown(node);
+        for (int i : candidates) {
+            ObservedNode node = nodes.get(i);
+            Optional<ObservedNode> partner = view.partnered(i) ? view.surgePartnerOf(node) : Optional.empty();
+            boolean free = view.alreadyDown(i);
             if (partner.isPresent()) {
                 // Paired nodes are in flight: they finish even when the gate has closed.
                 if (view.available(partner.get()) && (free || unavailableRoom > 0)) {
@@ -95,6 +108,12 @@ final class RollingReplacement implements NodeUpdatePlanner {
         }
     }
 
+    /** Down nodes first, then by the provider's removal order; ties keep name order. */
+    private static int order(PoolView view, int a, int b) {
+        int c = Boolean.compare(!view.alreadyDown(a), !view.alreadyDown(b));
+        return c != 0 ? c : Integer.compare(view.nodes().get(a).removalOrder(), view.nodes().get(b).removalOrder());
+    }
+
     /** Bastions never register as nodes: no cordon or drain, the machine is replaced at once. */
     private static void disrupt(PoolView view, ObservedNode node, PlanSink sink) {
         if (view.bastion()) {
@@ -106,8 +125,6 @@ final class RollingReplacement implements NodeUpdatePlanner {
 
     /** Nodes on their way out or replacements not yet available: the canary counts these. */
     static long updatesInFlight(PoolView view) {
-        return view.nodes().stream()
-                .filter(n -> (view.outdated(n) && PoolView.inFlight(n)) || (view.current(n) && !view.available(n)))
-                .count();
+        return view.updatesInFlight();
     }
 }

@@ -3,6 +3,8 @@ package dev.nightshift.strategies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,17 +51,35 @@ public final class RolloutPlanner {
     }
 
     public Plan plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
+        return planWithAccounts(desired, observed, now).plan();
+    }
+
+    /**
+     * A plan, and each pool's accounting as the plan made it (its machines, size and available
+     * nodes before the plan's steps), for those who measure a rollout from outside.
+     */
+    public record Planned(Plan plan, Map<String, PoolAccount> accounts) {
+
+        public Planned {
+            accounts = Map.copyOf(accounts);
+        }
+    }
+
+    /** {@link #plan}, with each pool's accounting. */
+    public Planned planWithAccounts(DesiredCluster desired, ObservedCluster observed, Instant now) {
+        Map<String, PoolAccount> accounts = new HashMap<>();
         List<PoolPlan> pools = new ArrayList<>();
         List<Instant> wakeTimes = new ArrayList<>();
         boolean turnTaken = false;
         for (DesiredPool pool : desired.pools()) {
-            PoolView view = new PoolView(pool, observed.nodesOf(pool.name()), now);
+            PoolView view = PoolView.of(pool, observed, now);
+            accounts.put(pool.name(), PoolAccount.of(view));
             PoolStatus status = observed.status(pool.name());
             PlanSink sink = new PlanSink(pool.name());
             List<String> adopted = stampAndPropagate(view, sink);
 
-            boolean rollWork = view.nodes().stream().anyMatch(view::outdated);
-            boolean kubeletWork = !rollWork && KubeletRestarts.anyOutdated(view);
+            boolean rollWork = view.anyOutdated();
+            boolean kubeletWork = !rollWork && view.anyKubeletOutdated();
             // Changes that need a node update, when nothing updates nodes: reported, never executed.
             boolean notExecuted = nodeUpdates == NodeUpdates.OFF
                     && (kubeletWork || (rollWork && view.spec().updateStrategy().inPlace()));
@@ -78,13 +98,14 @@ public final class RolloutPlanner {
             // by the pool's role or by the cluster's label, go one at a time and only while every other one is Ready.
             boolean repairsAllowed = !status.paused() && !observed.maintenance().exclusionActive() && !Repairs.tooManyUnhealthy(view);
             boolean controlPlaneNodes = view.controlPlane()
-                    || view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name()));
+                    || (!observed.controlPlaneNodes().isEmpty()
+                        && view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name())));
             Repairs.plan(view, controlPlaneNodes, node -> repairsAllowed && observed.controlPlaneReadyBesides(node.name())
                     && (!controlPlaneNodes || otherControlPlaneNodesReady(desired, observed, node)), sink);
 
             // Work in flight is always carried on, so that no node is left cordoned or half-drained.
-            boolean nodesInFlight = view.nodes().stream().anyMatch(PoolView::inFlight);
-            boolean restartsInFlight = view.nodes().stream().anyMatch(n -> n.kubeletRestartAt().isPresent());
+            boolean nodesInFlight = view.anyInFlight();
+            boolean restartsInFlight = view.anyKubeletRestart();
             if (notExecuted) {
                 // Work started before node updates were turned off is finished or released, never continued.
                 NodeUpdatesOff.release(view, sink);
@@ -114,10 +135,10 @@ public final class RolloutPlanner {
             }
             PoolReport report = report(view, status, sink, phase, adopted, now, wakeTimes);
             pools.add(new PoolPlan(pool.name(), sink.steps, report));
-            wakeTimes.addAll(timers(view));
+            view.nextTimer().ifPresent(wakeTimes::add);
         }
         Optional<Instant> wakeAt = wakeTimes.stream().filter(t -> t.isAfter(now)).min(Instant::compareTo);
-        return new Plan(pools, wakeAt);
+        return new Planned(new Plan(pools, wakeAt), accounts);
     }
 
     private static NodeUpdatePlanner planner(PoolView view) {
@@ -130,6 +151,10 @@ public final class RolloutPlanner {
 
     /** Spec changes wait for {@code specRolloutAllowed}; needs-update marks for {@code selfInitiatedAllowed}. */
     private static boolean windowAllows(MaintenanceState maintenance, PoolView view, ObservedNode node) {
+        if (maintenance.specRolloutAllowed() && maintenance.selfInitiatedAllowed()) {
+            // Both kinds of work may start: the node does not matter.
+            return true;
+        }
         if (view.spec().rolloutOutsideWindow() && !maintenance.exclusionActive()) {
             return true;
         }
@@ -142,7 +167,12 @@ public final class RolloutPlanner {
      * plane are Ready; other pools do not count; a bastion has no node to check.
      */
     public static boolean healthy(DesiredPool pool, ObservedCluster observed, Instant now) {
-        return healthy(new PoolView(pool, observed.nodesOf(pool.name()), now), observed);
+        // Every registered node Ready: healthy whatever the pool's health rules say, without judging each node.
+        String name = pool.name();
+        if (observed.nodes().stream().allMatch(n -> !n.registered() || n.terminating() || n.ready() || !n.pool().equals(name))) {
+            return observed.controlPlaneReady();
+        }
+        return healthy(PoolView.of(pool, observed, now), observed);
     }
 
     private static boolean healthy(PoolView view, ObservedCluster observed) {
@@ -150,7 +180,7 @@ public final class RolloutPlanner {
             return false;
         }
         // A failed node is being repaired: it does not hold the pool's validation back.
-        return view.bastion() || view.nodes().stream().filter(n -> n.registered() && !view.failed(n)).allMatch(ObservedNode::ready);
+        return view.bastion() || view.registeredNodesReady();
     }
 
     /**
@@ -169,7 +199,12 @@ public final class RolloutPlanner {
     private static List<String> stampAndPropagate(PoolView view, PlanSink sink) {
         List<String> adopted = new ArrayList<>();
         DesiredPool pool = view.desired();
-        for (ObservedNode node : view.nodes()) {
+        Map<String, String> labels = pool.labels();
+        Map<String, String> annotations = pool.annotations();
+        List<Taint> taints = view.spec().taints();
+        // Only the nodes the view found needing either: the others need neither.
+        for (int i : view.stampOrPropagate()) {
+            ObservedNode node = view.nodes().get(i);
             if (view.needsStamp(node)) {
                 boolean adopt = node.rollHash().isEmpty();
                 if (adopt) {
@@ -178,9 +213,6 @@ public final class RolloutPlanner {
                 sink.add(new Step.Stamp(node.name(), sink.pool, pool.rollHash(), pool.kubeletHash(), adopt));
             }
             if (node.registered() && !view.bastion()) {
-                Map<String, String> labels = pool.labels();
-                Map<String, String> annotations = pool.annotations();
-                List<Taint> taints = view.spec().taints();
                 if (!labels.equals(node.managedLabels()) || !annotations.equals(node.managedAnnotations())
                         || !taints.equals(node.managedTaints())) {
                     sink.add(new Step.Propagate(node.name(), sink.pool, labels, annotations, taints));
@@ -193,7 +225,8 @@ public final class RolloutPlanner {
     /** A machine that did not register within creationTimeout is deleted; the provider tries again. */
     private static void retireCreationTimeouts(PoolView view, PlanSink sink, List<Instant> wakeTimes) {
         Duration timeout = view.spec().machineControllerManager().creationTimeout();
-        for (ObservedNode node : view.nodes()) {
+        for (int i : view.pendingCreation()) {
+            ObservedNode node = view.nodes().get(i);
             boolean pending = view.bastion() ? !node.ready() : !node.registered();
             if (!pending || node.createdAt().isEmpty() || view.outdated(node)) {
                 continue;
@@ -211,8 +244,9 @@ public final class RolloutPlanner {
 
     /** A node that runs the desired spec again (the target was reverted) is released from its drain. */
     private static void cleanUpCurrentNodes(PoolView view, PlanSink sink) {
-        for (ObservedNode node : view.nodes()) {
-            if (view.current(node) && node.draining() && !node.updatingInPlace() && node.rollHash().isPresent()
+        for (int i : view.inFlightNodes()) {
+            ObservedNode node = view.nodes().get(i);
+            if (node.draining() && view.current(node) && !node.updatingInPlace() && node.rollHash().isPresent()
                     && !view.failed(node)) {
                 sink.add(new Step.Uncordon(node.name(), sink.pool));
             }
@@ -227,25 +261,31 @@ public final class RolloutPlanner {
         if (view.bastion()) {
             return;
         }
-        for (ObservedNode node : view.nodes()) {
+        // Taints go first, the last node's first (as if each were put in front of the others).
+        List<Step> taintsFirst = new ArrayList<>();
+        List<ObservedNode> nodes = view.nodes();
+        // Registered nodes that are neither outdated nor tainted are left alone: only the others are visited.
+        for (int i : view.taintCandidates()) {
+            ObservedNode node = nodes.get(i);
             if (!node.registered()) {
                 continue;
             }
-            boolean wanted = view.outdated(node) && !view.failed(node) && selected.allows(node);
+            boolean wanted = view.outdated(i) && !view.failed(node) && selected.allows(node);
             if (wanted && !node.updateTainted()) {
-                sink.steps.add(0, new Step.Taint(node.name(), sink.pool));
-            } else if (!wanted && node.updateTainted() && !(view.outdated(node) && PoolView.inFlight(node))) {
+                taintsFirst.add(new Step.Taint(node.name(), sink.pool));
+            } else if (!wanted && node.updateTainted() && !(view.outdated(i) && PoolView.inFlight(node))) {
                 sink.add(new Step.Untaint(node.name(), sink.pool));
             }
         }
+        Collections.reverse(taintsFirst);
+        sink.steps.addAll(0, taintsFirst);
     }
 
     private static PoolPhase phase(PoolView view, PoolStatus status, PlanSink sink, boolean rollWork, boolean kubeletWork,
                                    boolean reportOnly, boolean notExecuted, boolean myTurn, boolean validated,
                                    StartGate selected, MaintenanceState maintenance) {
         // Ours in flight: drains, in-place updates, restarts, and new machines not registered yet.
-        boolean inFlight = view.nodes().stream().anyMatch(n -> PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()
-                || (view.current(n) && !n.registered() && !view.bastion()));
+        boolean inFlight = view.phaseInFlight();
         if (!rollWork && !kubeletWork) {
             return PoolPhase.CURRENT;
         }
@@ -279,26 +319,12 @@ public final class RolloutPlanner {
 
     private static PoolReport report(PoolView view, PoolStatus status, PlanSink sink, PoolPhase phase,
                                      List<String> adopted, Instant now, List<Instant> wakeTimes) {
-        int outdated = 0;
-        int current = 0;
-        int updating = 0;
-        boolean roll = false;
-        boolean kubelet = false;
-        for (ObservedNode n : view.nodes()) {
-            if (view.hasLivePartner(n) && !view.available(n)) {
-                continue;
-            }
-            if (PoolView.inFlight(n) || n.kubeletRestartAt().isPresent()) {
-                updating++;
-            }
-            roll |= view.outdated(n);
-            kubelet |= view.kubeletOutdated(n);
-            if (view.outdated(n) || view.kubeletOutdated(n)) {
-                outdated++;
-            } else {
-                current++;
-            }
-        }
+        PoolView.Tally tally = view.tally();
+        int outdated = tally.outdated();
+        int current = tally.current();
+        int updating = tally.updating();
+        boolean roll = tally.roll();
+        boolean kubelet = tally.kubelet();
         boolean waiting = phase == PoolPhase.PAUSED || phase == PoolPhase.WAITING_FOR_TURN
                 || phase == PoolPhase.WAITING_FOR_WINDOW || phase == PoolPhase.AWAITING_SELECTION
                 || phase == PoolPhase.REPORT_ONLY || phase == PoolPhase.NODE_UPDATES_OFF;
@@ -325,27 +351,5 @@ public final class RolloutPlanner {
                 sink.failed.size() + failedNodes.size(), view.maxSurge(), view.maxUnavailable(), progressing,
                 progressing ? "" : PROGRESS_DEADLINE_EXCEEDED, adopted, sink.awaitingSelection, sink.blockedDrains, next,
                 unhealthyNodes, failedNodes);
-    }
-
-    /**
-     * When something changes by itself: minReadySeconds passing, drain, in-place and kubelet-restart
-     * deadlines, an unhealthy node failing, a new node not Ready leaving creationTimeout's care.
-     */
-    private static List<Instant> timers(PoolView view) {
-        List<Instant> times = new ArrayList<>();
-        for (ObservedNode n : view.nodes()) {
-            n.readySince().map(t -> t.plus(view.minReady())).ifPresent(times::add);
-            if (n.draining()) {
-                times.add(Drains.deadline(view, n));
-            }
-            n.inPlaceStartedAt().map(t -> t.plus(view.spec().machineControllerManager().inPlaceUpdateTimeout()))
-                    .ifPresent(times::add);
-            n.kubeletRestartAt().map(t -> KubeletRestarts.unansweredUntil(view, t)).ifPresent(times::add);
-            view.health(n).flatMap(h -> Repairs.failsAt(view, h)).ifPresent(times::add);
-            if (n.registered() && !view.bastion()) {
-                Repairs.creatingUntil(view, n).ifPresent(times::add);
-            }
-        }
-        return times;
     }
 }

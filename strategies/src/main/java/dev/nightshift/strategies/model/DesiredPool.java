@@ -52,12 +52,15 @@ public record DesiredPool(ResolvedPool spec, StampedHash rollHash, StampedHash k
      * version this Nightshift does not know is outdated.
      */
     public boolean hashOutdated(ObservedNode n) {
-        return n.rollHash().map(h -> rollMatch(h) == StampMatch.OUTDATED).orElse(false);
+        // Asked for every node in every plan: the desired hash itself (the stamp the planner wrote) is answered at once.
+        StampedHash h = n.rollHash().orElse(null);
+        return h != null && h != rollHash && rollMatch(h) == StampMatch.OUTDATED;
     }
 
     /** Runs the desired roll hash but a kubelet hash that is not the desired one: a kubelet restart. */
     public boolean kubeletOutdated(ObservedNode n) {
-        return !outdated(n) && n.kubeletHash().map(h -> kubeletMatch(h) == StampMatch.OUTDATED).orElse(false);
+        StampedHash h = n.kubeletHash().orElse(null);
+        return h != null && h != kubeletHash && !outdated(n) && kubeletMatch(h) == StampMatch.OUTDATED;
     }
 
     /** How a roll-hash stamp relates to this pool; compares with the hash computed once, only another version needs the scheme. */
@@ -70,6 +73,9 @@ public record DesiredPool(ResolvedPool spec, StampedHash rollHash, StampedHash k
     }
 
     private StampMatch match(HashScheme scheme, StampedHash stamp, StampedHash wanted) {
+        if (stamp == wanted) {
+            return StampMatch.CURRENT;
+        }
         if (stamp.version() == wanted.version()) {
             return stamp.value().equals(wanted.value()) ? StampMatch.CURRENT : StampMatch.OUTDATED;
         }

@@ -3,6 +3,7 @@ package dev.nightshift.strategies.sim;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,16 @@ public final class Simulator {
         private final DesiredCluster desired;
         private final Random random;
         private final Map<String, ObservedNode> nodes = new TreeMap<>();
+        /** The values of {@link #nodes} in the same (name) order, kept along: what the planner observes, copied without walking the tree. */
+        private final List<ObservedNode> ordered = new ArrayList<>();
+        /** How many machines stand in for each old node (surge machines by partner), kept along with {@link #nodes}. */
+        private final Map<String, Integer> surgeMachinesFor = new HashMap<>();
+        /**
+         * The nodes changed since the plan being carried out, each as it was before (empty: it did
+         * not exist): what tells a plan that changed something from one that did not, without
+         * copying the pool for every plan.
+         */
+        private final Map<String, Optional<ObservedNode>> changedBefore = new HashMap<>();
         private final PriorityQueue<Event> events = new PriorityQueue<>();
         private final Set<String> drainTimeElapsed = new HashSet<>();
         /**
@@ -133,7 +144,7 @@ public final class Simulator {
                 if (bastion()) {
                     b.registered(false);
                 }
-                nodes.put(name, b.build());
+                put(b.build());
             }
             peakNodes = nodes.size();
             // Drawn after the initial nodes, and only when the fault is asked for: runs without it
@@ -186,10 +197,17 @@ public final class Simulator {
 
         /** Plans and executes at the current instant until a plan changes nothing. */
         private void settle() {
+            boolean changed = false;
             for (int i = 0; i < MAX_PLANS_PER_INSTANT; i++) {
-                lastPlan = planner.plan(desired, observed(), now);
+                RolloutPlanner.Planned planned = planner.planWithAccounts(desired, observed(), now);
+                PoolAccount account = planned.accounts().get(pool.name());
+                if (changed) {
+                    // The nodes the last steps left, measured with the accounting this plan made of them.
+                    measure(account);
+                }
+                lastPlan = planned.plan();
                 PoolReport report = lastPlan.report(pool.name());
-                Map<String, ObservedNode> before = new TreeMap<>(nodes);
+                changedBefore.clear();
                 PoolStatus statusBefore = status;
                 status = report.status();
                 List<Step> steps = lastPlan.steps();
@@ -200,20 +218,36 @@ public final class Simulator {
                 for (Step step : steps) {
                     apply(step);
                 }
-                measure();
                 // After a crash the restarted agent always plans again, even if the crash left nothing changed.
-                if (!crashed && before.equals(nodes) && statusBefore.equals(status)) {
+                if (!crashed && unchanged() && statusBefore.equals(status)) {
+                    // The nodes are those this plan saw: its accounting is theirs.
+                    measure(account);
                     return;
                 }
+                changed = true;
             }
             throw new IllegalStateException("the planner did not settle at t=" + t() + " after " + MAX_PLANS_PER_INSTANT + " plans");
         }
 
+        /** Every node the last plan's steps touched is as it was before them (added ones gone again, removed ones back). */
+        private boolean unchanged() {
+            for (Map.Entry<String, Optional<ObservedNode>> e : changedBefore.entrySet()) {
+                if (!e.getValue().equals(Optional.ofNullable(nodes.get(e.getKey())))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         private ObservedCluster observed() {
-            return new ObservedCluster(List.copyOf(nodes.values()), true, MaintenanceState.OPEN, Map.of(pool.name(), status));
+            return new ObservedCluster(List.copyOf(ordered), true, MaintenanceState.OPEN, Map.of(pool.name(), status));
         }
 
         private boolean done() {
+            // The last plan saw the nodes as they are (it changed nothing): cheap answers first.
+            if (!lastPlan.steps().isEmpty() || lastPlan.report(pool.name()).outdated() > 0) {
+                return false;
+            }
             boolean allCurrent = nodes.values().stream().allMatch(n -> n.rollHash().equals(Optional.of(pool.rollHash()))
                     && n.kubeletHash().equals(Optional.of(pool.kubeletHash())) && n.ready() && !n.cordoned()
                     && !n.draining() && !n.updatingInPlace() && !n.needsUpdate() && (n.registered() || bastion()));
@@ -351,7 +385,7 @@ public final class Simulator {
             String name = d.target();
             ObservedNode node = nodes.get(name);
             if (node != null) {
-                nodes.remove(name);
+                remove(name);
                 drainTimeElapsed.remove(name);
                 faultSlots.remove(name);
                 record(name, "DELETE");
@@ -371,7 +405,7 @@ public final class Simulator {
 
         @Override
         public Void createMachine(Step.CreateMachine c) {
-            boolean partnerHasOne = nodes.values().stream().anyMatch(n -> n.surgeFor().equals(Optional.of(c.surgeFor())));
+            boolean partnerHasOne = surgeMachinesFor.containsKey(c.surgeFor());
             if (!partnerHasOne) {
                 create(c.surgeFor(), c.rollHash(), c.kubeletHash());
             }
@@ -443,7 +477,7 @@ public final class Simulator {
             ObservedNode machine = ObservedNode.ready(name, pool.name(), now).toBuilder()
                     .registered(false).readySince(null).createdAt(now).rollHash(roll).kubeletHash(kubelet)
                     .surgeFor(surgeFor).build();
-            nodes.put(name, machine);
+            update(machine);
             timeline.add(new TimelineEvent(t(), name, "CREATE", Optional.ofNullable(surgeFor)));
             if (random.nextDouble() >= setup.faults().createFailure()) {
                 schedule(jittered(setup.create()), EventKind.READY, name);
@@ -518,7 +552,57 @@ public final class Simulator {
         }
 
         private void update(ObservedNode node) {
-            nodes.put(node.name(), node);
+            remember(node.name());
+            put(node);
+        }
+
+        private void remove(String name) {
+            remember(name);
+            ObservedNode gone = nodes.remove(name);
+            if (gone != null) {
+                ordered.remove(position(name));
+                gone.surgeFor().ifPresent(this::forgetSurge);
+            }
+        }
+
+        private void put(ObservedNode node) {
+            ObservedNode before = nodes.put(node.name(), node);
+            int at = position(node.name());
+            if (before == null) {
+                ordered.add(-at - 1, node);
+            } else {
+                ordered.set(at, node);
+                before.surgeFor().ifPresent(this::forgetSurge);
+            }
+            node.surgeFor().ifPresent(partner -> surgeMachinesFor.merge(partner, 1, Integer::sum));
+        }
+
+        private void forgetSurge(String partner) {
+            surgeMachinesFor.computeIfPresent(partner, (p, n) -> n == 1 ? null : n - 1);
+        }
+
+        /** Where the named node is in {@link #ordered}, or (-(insertion point) - 1), as a binary search says. */
+        private int position(String name) {
+            int low = 0;
+            int high = ordered.size() - 1;
+            while (low <= high) {
+                int mid = (low + high) >>> 1;
+                int c = ordered.get(mid).name().compareTo(name);
+                if (c < 0) {
+                    low = mid + 1;
+                } else if (c > 0) {
+                    high = mid - 1;
+                } else {
+                    return mid;
+                }
+            }
+            return -(low + 1);
+        }
+
+        private void remember(String name) {
+            if (!changedBefore.containsKey(name)) {
+                changedBefore.put(name, Optional.ofNullable(nodes.get(name)));
+            }
         }
 
         private void record(String node, String step) {
@@ -529,15 +613,25 @@ public final class Simulator {
             return Duration.between(START, now).toMillis() / 1000.0;
         }
 
-        /** Peaks as the planner's own accounting gives them; the tests recompute them from the timeline. */
-        private void measure() {
-            PoolAccount account = PoolAccount.of(pool, List.copyOf(nodes.values()), now);
+        /**
+         * Peaks as the planner's own accounting gives them, after every plan's steps; the tests
+         * recompute them from the timeline. The accounting is the one the next plan makes of the
+         * same nodes at the same instant, so the pool is not judged twice.
+         */
+        private void measure(PoolAccount account) {
             int byFaults = 0;
-            for (ObservedNode n : nodes.values()) {
-                if (account.available().contains(n.name())) {
-                    faultSlots.remove(n.name());
-                } else if ((!n.conditions().isEmpty() || faultSlots.contains(n.name())) && account.counted().contains(n.name())) {
-                    byFaults++;
+            // The account's nodes are the pool's, all of them (the simulator terminates none): asked by index,
+            // a node is looked at only when it is unavailable and counts.
+            for (int i = 0; i < account.machines(); i++) {
+                if (account.available(i)) {
+                    if (!faultSlots.isEmpty()) {
+                        faultSlots.remove(account.node(i).name());
+                    }
+                } else if (account.counted(i)) {
+                    ObservedNode n = account.node(i);
+                    if (!n.conditions().isEmpty() || faultSlots.contains(n.name())) {
+                        byFaults++;
+                    }
                 }
             }
             int count = account.count();

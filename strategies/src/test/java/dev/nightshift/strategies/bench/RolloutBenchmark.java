@@ -24,6 +24,23 @@ public final class RolloutBenchmark {
 
     static final double TARGET = 1.05;
 
+    /** The README's table: strategy, maxSurge, maxUnavailable as YAML values. */
+    public static final List<String[]> CASES = List.of(
+            new String[] {"AutoRollingUpdate", "1", "0"},
+            new String[] {"AutoRollingUpdate", "0", "1"},
+            new String[] {"AutoRollingUpdate", "1", "1"},
+            new String[] {"AutoRollingUpdate", "2", "0"},
+            new String[] {"AutoRollingUpdate", "3", "2"},
+            new String[] {"AutoRollingUpdate", "10", "0"},
+            new String[] {"AutoRollingUpdate", "\"10%\"", "0"},
+            new String[] {"AutoRollingUpdate", "\"25%\"", "\"25%\""},
+            new String[] {"AutoRollingUpdate", "0", "\"10%\""},
+            new String[] {"AutoInPlaceUpdate", "0", "1"},
+            new String[] {"AutoInPlaceUpdate", "0", "\"10%\""},
+            new String[] {"AutoInPlaceUpdate", "2", "\"10%\""},
+            new String[] {"ManualInPlaceUpdate", "0", "\"25%\""},
+            new String[] {"Replace", "0", "1"});
+
     private RolloutBenchmark() {
     }
 
@@ -31,18 +48,11 @@ public final class RolloutBenchmark {
         int nodes = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         double create = 120;
         double drain = 30;
-        String[][] cases = {
-                {"AutoRollingUpdate", "1", "0"}, {"AutoRollingUpdate", "0", "1"}, {"AutoRollingUpdate", "1", "1"},
-                {"AutoRollingUpdate", "2", "0"}, {"AutoRollingUpdate", "3", "2"}, {"AutoRollingUpdate", "10", "0"},
-                {"AutoRollingUpdate", "\"10%\"", "0"}, {"AutoRollingUpdate", "\"25%\"", "\"25%\""},
-                {"AutoRollingUpdate", "0", "\"10%\""}, {"AutoInPlaceUpdate", "0", "1"}, {"AutoInPlaceUpdate", "0", "\"10%\""},
-                {"AutoInPlaceUpdate", "2", "\"10%\""}, {"ManualInPlaceUpdate", "0", "\"25%\""}, {"Replace", "0", "1"},
-        };
         System.out.printf(Locale.ROOT, "%d nodes, create %.0fs, drain %.0fs, interval 0s, minReadySeconds 0%n%n", nodes, create, drain);
         System.out.println("| strategy | maxSurge | maxUnavailable | s | u | makespan (s) | lower bound (s) | ratio | peak nodes | peak unavailable | run (ms) |");
         System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
         List<String> misses = new ArrayList<>();
-        for (String[] c : cases) {
+        for (String[] c : CASES) {
             DesiredCluster desired = cluster(c[0], c[1], c[2]);
             long start = System.nanoTime();
             SimulationResult r = new Simulator(new RolloutPlanner()).run(SimulationSetup.of(desired, "pool", nodes,
@@ -63,7 +73,8 @@ public final class RolloutBenchmark {
         }
     }
 
-    private static DesiredCluster cluster(String strategy, String surge, String unavailable) {
+    /** The benchmark's one-pool cluster ({@code bench}, pool {@code pool}) with the given strategy and limits. */
+    public static DesiredCluster cluster(String strategy, String surge, String unavailable) {
         String yaml = """
                 apiVersion: nightshift.dev/v1alpha1
                 kind: Cluster

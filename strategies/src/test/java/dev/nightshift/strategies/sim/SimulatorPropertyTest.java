@@ -26,6 +26,7 @@ class SimulatorPropertyTest {
     private static final int SEEDS = 3000;
     private static final String[] STRATEGIES = {"AutoRollingUpdate", "AutoInPlaceUpdate", "ManualInPlaceUpdate", "Replace"};
     private static final Duration HORIZON = Duration.ofDays(10);
+    private static final String RECORDED = "recorded-property-outcomes.txt";
 
     /** One random pool update, as the seed gives it. */
     record Case(long seed, PoolYaml pool, int nodes, int createSeconds, int drainSeconds, Faults faults) {
@@ -134,6 +135,25 @@ class SimulatorPropertyTest {
 
     private static String summary(List<String> failures) {
         return failures.size() + " failing case(s); first ones:\n" + String.join("\n", failures.subList(0, Math.min(15, failures.size())));
+    }
+
+    /**
+     * Every case gives the result recorded before the planner and the simulator were made fast at
+     * 5,000 nodes: the same figures and timeline, event for event ({@link GoldenResults}).
+     */
+    @Test
+    void everyCaseGivesTheRecordedResult() {
+        List<String> actual = OUTCOMES.stream().map(o -> "seed" + o.c().seed() + " "
+                + (o.ran() ? GoldenResults.digest(o.result()) : "threw " + o.error().getClass().getSimpleName())).toList();
+        if (GoldenResults.WRITE) {
+            GoldenResults.write(RECORDED, "SimulatorPropertyTest: seed, digest of the result (GoldenResults.digest)", actual);
+        }
+
+        List<String> changed = new ArrayList<>(actual);
+        changed.removeAll(GoldenResults.read(RECORDED).values());
+        assertThat(changed).as(changed.size() + " case(s) give another result than recorded; rebuild one with generate(seed)")
+                .isEmpty();
+        assertThat(actual).hasSameSizeAs(GoldenResults.read(RECORDED).values());
     }
 
     @Test

@@ -12,6 +12,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
@@ -33,11 +35,21 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * {@link ObservedCluster}. Machines the provider reports that never registered join as
  * unregistered nodes. Nightshift's marks on a node are read through {@link NodeMarks}, the codec
  * the executor writes them with.
+ *
+ * <p>Built for large clusters: every informer lists in pages of {@value #PAGE}; of each pod only a
+ * {@link PodSummary} is kept; and only a change that can change a plan asks for a reconcile — a node
+ * change that {@link NodeChanges#matter matters} (not a kubelet heartbeat), a pod change on a node
+ * in flight (being drained or updated), a pool record's annotations. Each watch event is reported
+ * to {@link WatchEvents} with what it caused.
  */
 public final class ClusterObserver implements AutoCloseable {
 
-    private static final String BY_NODE = "byNode";
     static final String CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
+    /**
+     * Items per page of an informer's LIST, as client-go's informers and kubectl ask: the first
+     * list of a large cluster's pods never arrives, nor sits in memory, whole.
+     */
+    static final long PAGE = 500;
     /**
      * On an unreachable node (Ready Unknown) a pod whose deletionTimestamp (the end of its grace
      * period, set when it was evicted or deleted) is more than this in the past is gone: no kubelet
@@ -50,21 +62,24 @@ public final class ClusterObserver implements AutoCloseable {
     private final Clock clock;
     private final Optional<String> nodeUpdatesNamespace;
     private final Runnable onChange;
+    private final WatchEvents events;
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
+    /** The pods informer's store: a summary per pod, by node. */
+    private final PodStore podStore = new PodStore();
     private final SharedIndexInformer<ConfigMap> records;
     /** Control-plane nodes, where the cluster shows them (kubeadm, kops; not managed control planes). */
     private final SharedIndexInformer<Node> controlPlane;
     /** Nodes without the pool label: only their arrival matters (a machine's node registering). */
     private final SharedIndexInformer<Node> registrations;
 
-    /** @param onChange called on every change any informer sees: schedules a reconcile */
+    /** @param onChange called on every change that can change a plan: schedules a reconcile */
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange) {
         this(client, namespace, provider, onChange, Clock.systemUTC());
     }
 
     /**
-     * @param onChange called on every change any informer sees: schedules a reconcile
+     * @param onChange called on every change that can change a plan: schedules a reconcile
      * @param clock    to tell how long ago a pod's deletion started
      */
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange, Clock clock) {
@@ -77,79 +92,90 @@ public final class ClusterObserver implements AutoCloseable {
      */
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange, Clock clock,
                            Optional<String> nodeUpdatesNamespace) {
+        this(client, namespace, provider, onChange, clock, nodeUpdatesNamespace, WatchEvents.NONE);
+    }
+
+    /** @param events told of every watch event and whether it asked for a reconcile */
+    public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange, Clock clock,
+                           Optional<String> nodeUpdatesNamespace, WatchEvents events) {
         this.nodeUpdatesNamespace = nodeUpdatesNamespace;
         this.provider = provider;
         this.clock = clock;
         this.onChange = onChange;
-        ResourceEventHandler<Object> trigger = new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Object obj) {
-                onChange.run();
-            }
-
-            @Override
-            public void onUpdate(Object oldObj, Object newObj) {
-                onChange.run();
-            }
-
-            @Override
-            public void onDelete(Object obj, boolean deletedFinalStateUnknown) {
-                onChange.run();
-            }
-        };
-        this.nodes = client.nodes().withLabel(NodeMarks.POOL).runnableInformer(0);
-        this.pods = client.pods().inAnyNamespace().runnableInformer(0);
-        // The API cannot select pods by spec.nodeName everywhere: index them ourselves.
-        pods.addIndexers(Map.of(BY_NODE, pod -> pod.getSpec() == null || pod.getSpec().getNodeName() == null
-                ? List.of() : List.of(pod.getSpec().getNodeName())));
-        this.records = client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).runnableInformer(0);
-        this.controlPlane = client.nodes().withLabel(CONTROL_PLANE_ROLE).runnableInformer(0);
-        nodes.addEventHandler(cast(trigger));
-        controlPlane.addEventHandler(cast(trigger));
-        pods.addEventHandler(cast(trigger));
+        this.events = events;
+        this.nodes = client.nodes().withLabel(NodeMarks.POOL).withLimit(PAGE).runnableInformer(0);
+        // No index by namespace: nothing looks pods up by it, and at 100,000 pods it is a set of every key.
+        this.pods = client.pods().inAnyNamespace().withLimit(PAGE).runnableInformer(0).itemStore(podStore).removeNamespaceIndex();
+        this.records = client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).withLimit(PAGE)
+                .runnableInformer(0);
+        this.controlPlane = client.nodes().withLabel(CONTROL_PLANE_ROLE).withLimit(PAGE).runnableInformer(0);
+        nodes.addEventHandler(new Trigger<>(WatchEvents.Kind.NODE, n -> true, NodeChanges::matter));
+        controlPlane.addEventHandler(new Trigger<>(WatchEvents.Kind.CONTROL_PLANE_NODE, n -> true, NodeChanges::matter));
+        pods.addEventHandler(new Trigger<>(WatchEvents.Kind.POD, this::onNodeInFlight,
+                (before, after) -> onNodeInFlight(before) || onNodeInFlight(after)));
         // The agent writes the records' data itself; only a change of their annotations (a user's
         // pause or resume) is news. Reacting to our own writes would loop.
+        records.addEventHandler(new Trigger<>(WatchEvents.Kind.POOL_RECORD, r -> true,
+                (before, after) -> !Objects.equals(before.getMetadata().getAnnotations(), after.getMetadata().getAnnotations())));
         // A node registering for a machine of a pool comes without the pool label (the agent writes it, with the
-        // machine's hashes): its arrival must wake the agent too, or it waits for the provider's next poll.
-        this.registrations = client.nodes().withoutLabel(NodeMarks.POOL).runnableInformer(0);
-        registrations.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Node obj) {
-                onChange.run();
-            }
-
-            @Override
-            public void onUpdate(Node oldObj, Node newObj) {
-                // Heartbeats of nodes no pool claims are nobody's business here.
-            }
-
-            @Override
-            public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
-            }
-        });
-        records.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ConfigMap obj) {
-                onChange.run();
-            }
-
-            @Override
-            public void onUpdate(ConfigMap oldObj, ConfigMap newObj) {
-                if (!java.util.Objects.equals(oldObj.getMetadata().getAnnotations(), newObj.getMetadata().getAnnotations())) {
-                    onChange.run();
-                }
-            }
-
-            @Override
-            public void onDelete(ConfigMap obj, boolean deletedFinalStateUnknown) {
-                onChange.run();
-            }
-        });
+        // machine's hashes): its arrival must wake the agent, or it waits for the provider's next poll. Its
+        // heartbeats are nobody's business here.
+        this.registrations = client.nodes().withoutLabel(NodeMarks.POOL).withLimit(PAGE).runnableInformer(0);
+        registrations.addEventHandler(new Trigger<>(WatchEvents.Kind.UNLABELLED_NODE, n -> true, (before, after) -> false));
     }
 
-    @SuppressWarnings("unchecked")
-    private static <T> ResourceEventHandler<T> cast(ResourceEventHandler<Object> handler) {
-        return (ResourceEventHandler<T>) (ResourceEventHandler<?>) handler;
+    /**
+     * Asks for a reconcile for the events that can change a plan: an added or deleted object when
+     * {@code present} says so, an update when {@code changed} does.
+     */
+    private final class Trigger<T> implements ResourceEventHandler<T> {
+        private final WatchEvents.Kind kind;
+        private final Predicate<T> present;
+        private final BiPredicate<T, T> changed;
+
+        Trigger(WatchEvents.Kind kind, Predicate<T> present, BiPredicate<T, T> changed) {
+            this.kind = kind;
+            this.present = present;
+            this.changed = changed;
+        }
+
+        @Override
+        public void onAdd(T obj) {
+            fire(present.test(obj));
+        }
+
+        @Override
+        public void onUpdate(T oldObj, T newObj) {
+            fire(changed.test(oldObj, newObj));
+        }
+
+        @Override
+        public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+            fire(present.test(obj));
+        }
+
+        private void fire(boolean reconcile) {
+            events.seen(kind, reconcile);
+            if (reconcile) {
+                onChange.run();
+            }
+        }
+    }
+
+    /**
+     * A pod whose change can change a plan: it is on a node in flight, whose drain waits for its
+     * pods or whose update runs as a pod, or it is a node updater's pod. Pods elsewhere change
+     * nothing the planner reads. A drain's first pass marks the node before it evicts; a pod event
+     * seen before the mark reached the cache is followed by the mark's own node event, whose
+     * reconcile reads the pod cache as it is by then.
+     */
+    private boolean onNodeInFlight(Pod pod) {
+        if (nodeUpdatesNamespace.isPresent() && nodeUpdatesNamespace.get().equals(pod.getMetadata().getNamespace())) {
+            return true;
+        }
+        String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        Node cached = node == null ? null : nodes.getStore().getByKey(node);
+        return cached != null && NodeChanges.inFlight(cached);
     }
 
     /** Starts the watches and waits until the caches hold the cluster. */
@@ -234,22 +260,17 @@ public final class ClusterObserver implements AutoCloseable {
 
     /**
      * Pods a drain must evict: not owned by a DaemonSet, not mirror pods, not finished, and not a node
-     * updater Job's (which updates the very node the drain prepares).
+     * updater Job's (which updates the very node the drain prepares). Each as the pod cache keeps it:
+     * name, namespace, resourceVersion, deletionTimestamp, node and phase.
      */
     public List<Pod> evictablePods(String node) {
-        return pods.getIndexer().byIndex(BY_NODE, node).stream().filter(ClusterObserver::evictable)
-                .filter(p -> !nodeUpdater(p)).toList();
+        return podStore.onNode(node).stream().filter(PodSummary::evictable).filter(p -> !nodeUpdater(p))
+                .map(PodSummary::toPod).toList();
     }
 
     /** A pod of a Job in the node updates namespace. */
-    boolean nodeUpdater(Pod pod) {
-        if (nodeUpdatesNamespace.isEmpty() || !nodeUpdatesNamespace.get().equals(pod.getMetadata().getNamespace())) {
-            return false;
-        }
-        boolean ownedByJob = pod.getMetadata().getOwnerReferences() != null && pod.getMetadata().getOwnerReferences().stream()
-                .anyMatch(o -> "Job".equals(o.getKind()));
-        Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
-        return ownedByJob || labels.containsKey("job-name") || labels.containsKey("batch.kubernetes.io/job-name");
+    private boolean nodeUpdater(PodSummary pod) {
+        return pod.job() && nodeUpdatesNamespace.filter(pod.namespace()::equals).isPresent();
     }
 
     /**
@@ -287,16 +308,6 @@ public final class ClusterObserver implements AutoCloseable {
 
     public Optional<ConfigMap> statusRecord(String namespace, String pool) {
         return Optional.ofNullable(records.getStore().getByKey(namespace + "/" + PoolStatusRecords.name(pool)));
-    }
-
-    static boolean evictable(Pod pod) {
-        boolean daemonSet = pod.getMetadata().getOwnerReferences() != null && pod.getMetadata().getOwnerReferences().stream()
-                .anyMatch(o -> "DaemonSet".equals(o.getKind()));
-        boolean mirror = pod.getMetadata().getAnnotations() != null
-                && pod.getMetadata().getAnnotations().containsKey("kubernetes.io/config.mirror");
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        boolean finished = "Succeeded".equals(phase) || "Failed".equals(phase);
-        return !daemonSet && !mirror && !finished;
     }
 
     /** A node as the planner sees it: every mark read through {@link NodeMarks}. */

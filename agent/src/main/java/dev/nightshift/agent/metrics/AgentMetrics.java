@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.nightshift.agent.git.PollResult;
 import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.kube.WatchEvents;
 import dev.nightshift.agent.reconcile.FinishedDrain;
 import dev.nightshift.agent.reconcile.NodeUpdate;
 import dev.nightshift.agent.reconcile.ReconcileReport;
@@ -95,6 +96,10 @@ public final class AgentMetrics implements AutoCloseable {
         }
         for (String result : List.of("ok", "blocked_by_pdb", "error")) {
             evictions(result, 0);
+        }
+        for (WatchEvents.Kind kind : WatchEvents.Kind.values()) {
+            watchEvents(kind, true);
+            watchEvents(kind, false);
         }
         Gauge.builder("nightshift.git.last.sync.timestamp", lastSyncMillis, m -> m.get() < 0 ? Double.NaN : m.get() / 1000.0)
                 .description("When a poll last reached the repository (whether or not the head moved), Unix time")
@@ -212,6 +217,18 @@ public final class AgentMetrics implements AutoCloseable {
         return Counter.builder("nightshift.kubernetes.api.errors")
                 .description("Kubernetes API requests that failed (no answer, 401, 403, 5xx), by verb").tag("verb", verb)
                 .register(registry);
+    }
+
+    /** One event of the cluster observer's watches, and whether it asked for a reconcile. */
+    public void watchEvent(WatchEvents.Kind kind, boolean reconcile) {
+        watchEvents(kind, reconcile).increment();
+    }
+
+    private Counter watchEvents(WatchEvents.Kind kind, boolean reconcile) {
+        return Counter.builder("nightshift.watch.events")
+                .description("Events of the agent's watches on nodes, pods and pool records, by whether they asked for a reconcile"
+                        + " (reconcile) or could not change a plan (ignored: kubelet heartbeats, pods on nodes not in flight)")
+                .tag("kind", kind.label()).tag("effect", reconcile ? "reconcile" : "ignored").register(registry);
     }
 
     /** What one reconcile saw and did. */

@@ -138,7 +138,8 @@ public final class Agent implements AutoCloseable {
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
                 .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors))
                 .build();
-        observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile, clock, jobs.map(JobSettings::namespace));
+        observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile, clock, jobs.map(JobSettings::namespace),
+                metrics::watchEvent);
         observer.start();
         evictor = new Evictor(client.getConfiguration(), List.of(apiErrors));
         apiServerProbe = new ApiServerProbe(client.getConfiguration(), List.of(apiErrors));

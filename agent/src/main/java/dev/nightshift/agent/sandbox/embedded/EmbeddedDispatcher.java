@@ -23,8 +23,9 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.zjsonpatch.JsonPatch;
 
 /**
- * In front of the mock server's CRUD store: serves discovery and the eviction subresource, which the store lacks,
- * passes everything else (watches included) to the store unchanged, and logs every request with its answer.
+ * In front of the mock server's CRUD store: serves discovery, the eviction subresource and LISTs in pages
+ * ({@link ListPages}), which the store lacks, passes everything else (watches included) to the store unchanged, and
+ * logs every request with its answer.
  *
  * <p>Requests arrive on several Vert.x event loops at once. One lock around handling and logging makes the log's
  * order the order in which requests took effect, and makes an eviction's budget check and delete atomic. Nothing
@@ -43,6 +44,7 @@ final class EmbeddedDispatcher extends Dispatcher {
     private final Runnable answered;
     private final ReentrantLock lock = new ReentrantLock();
     private final MergePatches mergePatches;
+    private final ListPages pages;
     private final AtomicReference<Interference> interference = new AtomicReference<>();
     private final List<Admission> admissions = new CopyOnWriteArrayList<>();
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -59,6 +61,7 @@ final class EmbeddedDispatcher extends Dispatcher {
             ApiResponses responses, RequestLog requests, Clock clock, Runnable answered) {
         this.store = store;
         this.mergePatches = new MergePatches(store, responses);
+        this.pages = new ListPages(responses);
         this.discovery = discovery;
         this.evictions = evictions;
         this.responses = responses;
@@ -138,7 +141,10 @@ final class EmbeddedDispatcher extends Dispatcher {
                         : responses.failure(405, "MethodNotAllowed", "the eviction subresource only takes POST");
             }
             String contentType = Optional.ofNullable(request.getHeader("Content-Type")).orElse("");
-            MockResponse stored = MergePatches.applies(method, contentType)
+            String queryText = query < 0 ? "" : path.substring(query + 1);
+            MockResponse stored = method == HttpMethod.GET && ListPages.paged(queryText)
+                    ? pages.page(resourcePath, queryText, () -> store.dispatch(request))
+                    : MergePatches.applies(method, contentType)
                     ? mergePatches.apply(request, resourcePath, body, this::admitted)
                     : store.dispatch(admissions.isEmpty() ? request : admittedRequest(request, method, resourcePath, body));
             if (stored == null) {

@@ -28,8 +28,9 @@ import io.fabric8.mockwebserver.http.MockResponse;
 /**
  * A Kubernetes API in this process, for {@code nightshift demo} and end-to-end tests: fabric8's mock server in CRUD
  * mode on 127.0.0.1 (plain HTTP), plus what the mock lacks and the agent needs — the eviction subresource with
- * PodDisruptionBudgets enforced, discovery documents so that a real {@code kubectl} works, and a log of every
- * request for asserting what the agent did.
+ * PodDisruptionBudgets enforced, LISTs in pages ({@code limit} and {@code continue}, see {@link ListPages}),
+ * discovery documents so that a real {@code kubectl} works, and a log of every request for asserting what the agent
+ * did.
  *
  * <p>What still does not work, because the store does not: strategic-merge patch and server-side apply (so
  * {@code kubectl cordon/drain/apply} fail; use JSON or JSON merge patches), set-based label selectors in list

@@ -130,6 +130,16 @@ final class AgentHarness implements AutoCloseable {
                 Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofSeconds(2), 0, 0));
     }
 
+    /**
+     * With {@code backend}'s machines on the simulated cloud's timing and faults: with {@link RolloutBackend#HTTP} a
+     * machine that never registers is one the machine API reports {@code failed}, and an in-place failure fails the
+     * machine's update.
+     */
+    AgentHarness(Path tmp, String cluster, String pool, int nodes, RolloutBackend backend, SimulatedMachineProvider.Behaviour cloud)
+            throws Exception {
+        this(tmp, cluster, pool, nodes, EmbeddedKubernetes.DEFAULT_GIT_VERSION, cloud, backend, Behaviour.fast());
+    }
+
     private AgentHarness(Path tmp, String cluster, String pool, int nodes, String apiServerVersion,
                          SimulatedMachineProvider.Behaviour behaviour, RolloutBackend backend, Behaviour clusterApi) throws Exception {
         this.tmp = tmp;
@@ -166,7 +176,8 @@ final class AgentHarness implements AutoCloseable {
                 // Seeded: the same events give the same node names in every run.
                 MachineApiCloud machines = new MachineApiCloud(kube.client(), cloud, Clock.systemUTC(),
                         RandomGeneratorFactory.of("L64X128MixRandom").create(42), new MachineApiCloud.Behaviour(
-                                behaviour.createDelay(), Duration.ofMillis(200), behaviour.inPlaceDelay(), behaviour.restartDelay(), 0, 0), log);
+                                behaviour.createDelay(), Duration.ofMillis(200), behaviour.inPlaceDelay(), behaviour.restartDelay(),
+                                behaviour.neverRegisters(), behaviour.inPlaceFailure()), log);
                 api = MachineApiServer.start(machines, new RequestLog(Optional.empty()), Holds.none(), tmp.resolve("machine-api-token"),
                         Clock.systemUTC());
                 // Running before Nightshift: unstamped, their nodes without the pool label.

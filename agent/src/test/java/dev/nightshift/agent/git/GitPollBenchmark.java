@@ -40,6 +40,7 @@ import dev.nightshift.spec.load.SpecLoader;
 public final class GitPollBenchmark {
 
     static final double TARGET = 1.5;
+    private static final int TRAFFIC_SAMPLE = 10;
     private static final String USER = "nightshift";
     private static final String TOKEN = "bench-token-6f1c";
     private static final String SPEC = """
@@ -78,19 +79,23 @@ public final class GitPollBenchmark {
         System.out.println("| transport | agent's unchanged poll (ms) | `git ls-remote` as a process (ms) | `git ls-remote` in one shell (ms) | agent / process | agent / shell |");
         System.out.println("|---|---|---|---|---|---|");
         List<String> misses = new ArrayList<>();
+        List<String> traffic = new ArrayList<>();
         try (GitDaemon daemon = new GitDaemon(base);
              HttpGitServer https = HttpGitServer.https(base, USER, TOKEN, certificates.server("bench-ca"), TestCertificates.PASSWORD)) {
             String file = base.resolve("specs.git").toUri().toString();
             row("file://", file, file, new GitCredentials.None(), Optional.empty(), Map.of("HOME", home.toString()),
-                    tmp, warmup, rounds, batch, misses);
+                    tmp, warmup, rounds, batch, misses, traffic, Optional.empty());
             row("git://", daemon.url("specs.git"), daemon.url("specs.git"), new GitCredentials.None(), Optional.empty(),
-                    Map.of("HOME", home.toString()), tmp, warmup, rounds, batch, misses);
+                    Map.of("HOME", home.toString()), tmp, warmup, rounds, batch, misses, traffic, Optional.empty());
             // git gets the token in the URL (as a credential helper would hand it over) and the same CA.
             String url = https.url("specs.git");
             row("https://", url, url.replace("https://", "https://" + USER + ":" + TOKEN + "@"),
                     new GitCredentials.HttpsToken(USER, Secret.fromFile(tokenFile)), Optional.of(caPem),
-                    Map.of("HOME", home.toString(), "GIT_SSL_CAINFO", caPem.toString()), tmp, warmup, rounds, batch, misses);
+                    Map.of("HOME", home.toString(), "GIT_SSL_CAINFO", caPem.toString()), tmp, warmup, rounds, batch, misses, traffic,
+                    Optional.of(https));
         }
+        System.out.println();
+        traffic.forEach(System.out::println);
         System.out.printf(Locale.ROOT, "%nload average at end %s%n", loadAverage());
         if (!misses.isEmpty()) {
             System.out.println("over " + TARGET + "x: " + String.join(", ", misses));
@@ -99,8 +104,8 @@ public final class GitPollBenchmark {
     }
 
     private static void row(String transport, String agentUrl, String gitUrl, GitCredentials credentials, Optional<Path> caFile,
-                            Map<String, String> gitEnvironment, Path tmp, int warmup, int rounds, int batch, List<String> misses)
-            throws Exception {
+                            Map<String, String> gitEnvironment, Path tmp, int warmup, int rounds, int batch, List<String> misses, List<String> traffic,
+                            Optional<HttpGitServer> server) throws Exception {
         Path cache = Files.createTempDirectory(tmp, "cache");
         GitSourceConfig config = new GitSourceConfig(URI.create(agentUrl), "main", "", credentials, cache, caFile);
         try (GitSource source = new GitSource(config)) {
@@ -143,6 +148,10 @@ public final class GitPollBenchmark {
                     }
                 }
             }
+            if (server.isPresent()) {
+                traffic.add(transport + " per call, agent's unchanged poll: " + traffic(server.get(), agent)
+                        + "; git ls-remote: " + traffic(server.get(), process));
+            }
             double[] means = perCall.stream().mapToDouble(GitPollBenchmark::mean).toArray();
             System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %.2f | %.2f |%n", transport, figure(perCall.get(0)),
                     figure(perCall.get(1)), figure(perCall.get(2)), means[0] / means[1], means[0] / means[2]);
@@ -150,6 +159,15 @@ public final class GitPollBenchmark {
                 misses.add(transport);
             }
         }
+    }
+
+    /** What the server saw of one call, over {@value #TRAFFIC_SAMPLE} calls. */
+    private static String traffic(HttpGitServer server, Way way) throws Exception {
+        int requests = server.requests.get();
+        int connections = server.connections.get();
+        way.time(TRAFFIC_SAMPLE);
+        return String.format(Locale.ROOT, "%.1f requests, %.1f connections (TLS handshakes)",
+                (server.requests.get() - requests) / (double) TRAFFIC_SAMPLE, (server.connections.get() - connections) / (double) TRAFFIC_SAMPLE);
     }
 
     private static void run(Map<String, String> environment, String... command) throws IOException, InterruptedException {

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnector;
@@ -36,6 +37,10 @@ final class HttpGitServer implements AutoCloseable {
     private final Server server;
     private final String scheme;
     final AtomicInteger rejected = new AtomicInteger();
+    /** Requests received, whatever their answer. */
+    final AtomicInteger requests = new AtomicInteger();
+    /** Connections accepted: over HTTPS, each one is a TLS handshake (full or resumed). */
+    final AtomicInteger connections = new AtomicInteger();
 
     HttpGitServer(Path base, String user, String token) throws Exception {
         this(base, user, token, Optional.empty());
@@ -57,9 +62,11 @@ final class HttpGitServer implements AutoCloseable {
                     new SslConnectionFactory(tls.get(), "http/1.1"), new HttpConnectionFactory(new HttpConfiguration()));
             connector.setHost("127.0.0.1");
             connector.setPort(0);
+            connector.addEventListener(opened(connections));
             server.addConnector(connector);
         } else {
             server = new Server(new InetSocketAddress("127.0.0.1", 0));
+            server.getConnectors()[0].addEventListener(opened(connections));
         }
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
@@ -68,6 +75,7 @@ final class HttpGitServer implements AutoCloseable {
         context.addServlet(new ServletHolder(git), "/git/*");
         String expected = "Basic " + Base64.getEncoder().encodeToString((user + ":" + token).getBytes(StandardCharsets.UTF_8));
         Filter basicAuth = (request, response, chain) -> {
+            requests.incrementAndGet();
             String given = ((HttpServletRequest) request).getHeader("Authorization");
             if (!expected.equals(given)) {
                 if (given != null) {
@@ -83,6 +91,18 @@ final class HttpGitServer implements AutoCloseable {
         context.addFilter(new FilterHolder(basicAuth), "/*", EnumSet.of(DispatcherType.REQUEST));
         server.setHandler(context);
         server.start();
+    }
+
+    private static Connection.Listener opened(AtomicInteger count) {
+        return new Connection.Listener() {
+            @Override
+            public void onOpened(Connection connection) {
+                // Not the TLS layer under it, if any: one per TCP connection.
+                if (!(connection instanceof org.eclipse.jetty.io.ssl.SslConnection)) {
+                    count.incrementAndGet();
+                }
+            }
+        };
     }
 
     String url(String repository) {

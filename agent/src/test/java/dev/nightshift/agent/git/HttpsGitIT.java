@@ -87,6 +87,23 @@ class HttpsGitIT {
     }
 
     @Test
+    void anUnchangedPollWithATokenAndTheCaFileMakesOneConnection() throws Exception {
+        try (HttpGitServer server = server();
+             GitSource source = new GitSource(config(server.url("specs.git"), "main", TOKEN, Optional.of(caPem)))) {
+            SpecPoller poller = new SpecPoller(source, new SpecLoader(), Optional.empty(), listener, Clock.systemUTC());
+            assertThat(poller.poll()).isEqualTo(PollResult.NEW_SPEC);
+            int requests = server.requests.get();
+            int connections = server.connections.get();
+
+            assertThat(poller.poll()).isEqualTo(PollResult.UNCHANGED);
+
+            // info/refs refused for want of credentials, info/refs again with them, ls-refs: one TLS handshake, as git's.
+            assertThat(server.requests.get() - requests).as("requests of the poll").isEqualTo(3);
+            assertThat(server.connections.get() - connections).as("connections of the poll").isEqualTo(1);
+        }
+    }
+
+    @Test
     void withoutACaFileThePrivateCertificateIsNotTrusted() throws Exception {
         try (HttpGitServer server = server()) {
             PollResult result = poll(config(server.url("specs.git"), "main", TOKEN, Optional.empty()));

@@ -96,12 +96,14 @@ public final class HttpMachineProvider implements MachineProvider {
     }
 
     /**
-     * A failed machine that never registered counts as one whose creation timed out long ago: the
-     * planner deletes it at once and asks for another. One that registered is unavailable.
+     * A failed machine whose node never registered counts as one whose creation timed out long ago:
+     * the planner deletes it at once and asks for another (its {@code nodeName} may be known all the
+     * same, so only the cluster can tell). One whose node registered is unavailable, and its node's
+     * own creation time is what the planner reads.
      */
     private static Machine machine(ApiMachine m) {
         boolean failed = m.state() == MachineState.FAILED;
-        Instant createdAt = failed && m.nodeName() == null ? Instant.EPOCH : m.createdAt();
+        Instant createdAt = failed ? Instant.EPOCH : m.createdAt();
         return new Machine(m.id(), m.pool(), createdAt, NodeMarks.rollHash(m.annotations()).orElse(null),
                 NodeMarks.kubeletHash(m.annotations()).orElse(null), Optional.ofNullable(m.annotations().get(NodeMarks.SURGE_FOR)),
                 m.state() == MachineState.RUNNING || m.state() == MachineState.UPDATING, m.node(),

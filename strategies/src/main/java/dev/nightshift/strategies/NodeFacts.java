@@ -49,6 +49,7 @@ final class NodeFacts {
     /** In flight in the phase's sense: drained or updated, restarting, or a new machine not registered yet. */
     final boolean phaseInFlight;
     final boolean hasRollHash;
+    final String name;
     /** The node's name's hash code: names are looked up without reading them. */
     final int nameHash;
     /** The old node a surge machine stands in for, or null. */
@@ -65,6 +66,9 @@ final class NodeFacts {
      * health aside; null if none. A node whose latest timer is not after now has none to wait for.
      */
     final Instant lastTimer;
+    /** {@link #availableFrom} and {@link #lastTimer} in {@link #epochNanos}: compared without reading the instants. */
+    private final long availableFromNanos;
+    private final long lastTimerNanos;
 
     private NodeFacts(Judge judge, ObservedNode n) {
         this.node = n;
@@ -89,7 +93,8 @@ final class NodeFacts {
         pendingCreation = (bastion ? !ready : !registered) && n.createdAt().isPresent();
         phaseInFlight = inFlight || kubeletRestart || (!registered && !bastion && !outdated);
         hasRollHash = n.rollHash().isPresent();
-        nameHash = n.name().hashCode();
+        name = n.name();
+        nameHash = name.hashCode();
         surgeFor = n.surgeFor().orElse(null);
         surgeForHash = surgeFor == null ? 0 : surgeFor.hashCode();
         removalOrder = n.removalOrder();
@@ -111,19 +116,39 @@ final class NodeFacts {
             last = latest(last, n.createdAt().get().plus(judge.mcm.creationTimeout()));
         }
         lastTimer = last;
+        availableFromNanos = epochNanos(availableFrom);
+        lastTimerNanos = epochNanos(lastTimer);
     }
 
     private static Instant latest(Instant a, Instant b) {
         return a == null || b.isAfter(a) ? b : a;
     }
 
-    /** Available at {@code now}, unless it is unhealthy. */
-    boolean availableAt(Instant now) {
+    /** No instant, or one too far from 1970 for nanoseconds in a long (then the instants are compared). */
+    static final long NO_NANOS = Long.MIN_VALUE;
+    private static final long MAX_SECONDS = Long.MAX_VALUE / 1_000_000_000L - 1;
+
+    /** The instant as nanoseconds since the epoch, exact within about 292 years of 1970; otherwise {@link #NO_NANOS}. */
+    static long epochNanos(Instant t) {
+        if (t == null || Math.abs(t.getEpochSecond()) > MAX_SECONDS) {
+            return NO_NANOS;
+        }
+        return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+    }
+
+    /** Available at {@code now} ({@code nowNanos} its {@link #epochNanos}), unless it is unhealthy. */
+    boolean availableAt(Instant now, long nowNanos) {
+        if (availableFromNanos != NO_NANOS && nowNanos != NO_NANOS) {
+            return availableFromNanos <= nowNanos;
+        }
         return availableFrom != null && !availableFrom.isAfter(now);
     }
 
-    /** Some timer of the node, health aside, is after {@code now}. */
-    boolean timerAfter(Instant now) {
+    /** Some timer of the node, health aside, is after {@code now} ({@code nowNanos} its {@link #epochNanos}). */
+    boolean timerAfter(Instant now, long nowNanos) {
+        if (lastTimerNanos != NO_NANOS && nowNanos != NO_NANOS) {
+            return lastTimerNanos > nowNanos;
+        }
         return lastTimer != null && lastTimer.isAfter(now);
     }
 

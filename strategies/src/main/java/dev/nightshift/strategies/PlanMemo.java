@@ -59,6 +59,8 @@ public final class PlanMemo {
     private static final class PoolMemo {
         private final NodeFacts.Judge judge;
         private NodeFacts[] facts = new NodeFacts[0];
+        /** The nodes of {@link #facts}, side by side: matched without reading the facts. */
+        private ObservedNode[] judged = new ObservedNode[0];
         /** Whether the node at that position does not sort before its predecessor by name. */
         private boolean[] orderedAfterPrevious = new boolean[0];
 
@@ -69,18 +71,20 @@ public final class PlanMemo {
         Judged judge(List<ObservedNode> nodes) {
             int size = nodes.size();
             NodeFacts[] before = facts;
+            ObservedNode[] judgedBefore = judged;
             boolean[] orderedBefore = orderedAfterPrevious;
             NodeFacts[] now = new NodeFacts[size];
+            ObservedNode[] judgedNow = nodes.toArray(new ObservedNode[0]);
             boolean[] ordered = new boolean[size];
             boolean sorted = true;
             int j = 0;
             int previousMatch = -2;
             for (int i = 0; i < size; i++) {
-                ObservedNode n = nodes.get(i);
+                ObservedNode n = judgedNow[i];
                 int match = -1;
-                if (j < before.length && before[j].node == n) {
+                if (j < before.length && judgedBefore[j] == n) {
                     match = j;
-                } else if (j + 1 < before.length && before[j + 1].node == n) {
+                } else if (j + 1 < before.length && judgedBefore[j + 1] == n) {
                     // The previous plan's node at j is gone.
                     match = j + 1;
                 }
@@ -90,19 +94,20 @@ public final class PlanMemo {
                 } else {
                     now[i] = judge.judge(n);
                     // A node that arrived leaves j where it is (the next node may be j's); a changed one replaces j's.
-                    boolean arrived = i + 1 < size && j < before.length && nodes.get(i + 1) == before[j].node;
+                    boolean arrived = i + 1 < size && j < before.length && judgedNow[i + 1] == judgedBefore[j];
                     if (!arrived) {
                         j++;
                     }
                 }
                 if (i > 0) {
                     ordered[i] = match >= 0 && previousMatch == match - 1 ? orderedBefore[match]
-                            : nodes.get(i - 1).name().compareTo(n.name()) <= 0;
+                            : judgedNow[i - 1].name().compareTo(n.name()) <= 0;
                     sorted &= ordered[i];
                 }
                 previousMatch = match >= 0 ? match : -2;
             }
             facts = now;
+            judged = judgedNow;
             orderedAfterPrevious = ordered;
             return new Judged(now, sorted);
         }

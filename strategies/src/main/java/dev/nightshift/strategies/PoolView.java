@@ -100,8 +100,8 @@ final class PoolView {
         this.now = now;
         this.minReady = Duration.ofSeconds(spec().minReadySeconds());
         this.watchedConditions = Set.copyOf(spec().machineControllerManager().nodeConditions());
-        List<NodeFacts> live = new ArrayList<>(observed.size());
         NodeFacts[] judgedFacts = judged.facts();
+        List<NodeFacts> live = new ArrayList<>(judgedFacts.length);
         int gone = 0;
         int surgeMachines = 0;
         boolean sorted = true;
@@ -117,21 +117,27 @@ final class PoolView {
                 surgeMachines++;
             }
             // Nodes known to come in name order (the memo saw them) are not compared again.
-            if (!judged.sorted() && !live.isEmpty() && live.get(live.size() - 1).node.name().compareTo(f.node.name()) > 0) {
+            if (!judged.sorted() && !live.isEmpty() && live.get(live.size() - 1).name.compareTo(f.name) > 0) {
                 sorted = false;
             }
             live.add(f);
         }
         if (!sorted) {
-            live.sort(Comparator.comparing(f -> f.node.name()));
+            live.sort(Comparator.comparing(f -> f.name));
         }
         int size = live.size();
-        this.facts = live.toArray(new NodeFacts[0]);
-        ObservedNode[] liveNodes = new ObservedNode[size];
-        for (int i = 0; i < size; i++) {
-            liveNodes[i] = facts[i].node;
+        if (size == judgedFacts.length && sorted) {
+            // Every node observed is the pool's, in order: the observed list is the pool's.
+            this.facts = judgedFacts;
+            this.nodes = List.copyOf(observed);
+        } else {
+            this.facts = live.toArray(new NodeFacts[0]);
+            ObservedNode[] liveNodes = new ObservedNode[size];
+            for (int i = 0; i < size; i++) {
+                liveNodes[i] = facts[i].node;
+            }
+            this.nodes = Collections.unmodifiableList(Arrays.asList(liveNodes));
         }
-        this.nodes = Collections.unmodifiableList(Arrays.asList(liveNodes));
         this.terminating = gone;
         this.surgeByPartner = new NameIndex(surgeMachines);
         this.unhealthy = new LinkedHashMap<>();
@@ -150,7 +156,7 @@ final class PoolView {
         this.partneredAt = new boolean[size];
         if (surgeMachines > 0) {
             for (int i = 0; i < size; i++) {
-                partneredAt[i] = surgeByPartner.markPresent(facts[i].node.name(), facts[i].nameHash);
+                partneredAt[i] = surgeByPartner.markPresent(facts[i].name, facts[i].nameHash);
             }
         }
         this.failed = new HashSet<>();
@@ -184,6 +190,7 @@ final class PoolView {
         boolean kubelet = false;
         Instant next = null;
         boolean bastion = bastion();
+        long nowNanos = NodeFacts.epochNanos(now);
         // Reads the nodes' facts, not the nodes: a node is looked at only when it is unhealthy or has a timer to come.
         for (int i = 0; i < size; i++) {
             NodeFacts f = facts[i];
@@ -200,7 +207,7 @@ final class PoolView {
                 outdated.add(n);
                 outdatedAtIndices.add(i);
             }
-            boolean up = f.availableAt(now) && (bastion || !sick);
+            boolean up = f.availableAt(now, nowNanos) && (bastion || !sick);
             availableAt[i] = up;
             if (up) {
                 availableNodes++;
@@ -244,7 +251,7 @@ final class PoolView {
             if (flying) {
                 inFlightIndices.add(i);
             }
-            if (f.timerAfter(now) || sick) {
+            if (f.timerAfter(now, nowNanos) || sick) {
                 next = earliest(next, timer(n));
             }
         }
@@ -315,6 +322,8 @@ final class PoolView {
      */
     private static final class NameIndex {
         private final String[] names;
+        /** The names' hash codes: a name is compared only with those of its hash code. */
+        private final int[] hashes;
         private final int[] indices;
         private final boolean[] present;
         private final int mask;
@@ -323,6 +332,7 @@ final class PoolView {
         NameIndex(int expected) {
             int capacity = Integer.highestOneBit(Math.max(2, expected) * 2) * 2;
             names = new String[capacity];
+            hashes = new int[capacity];
             indices = new int[capacity];
             present = new boolean[capacity];
             mask = capacity - 1;
@@ -333,7 +343,7 @@ final class PoolView {
             // Names like pool-1, pool-2 have consecutive hash codes: scattered (Fibonacci hashing), or
             // they would form one long run that every lookup of an absent name walks.
             int at = (hash * 0x9E3779B9) >>> shift;
-            while (names[at] != null && !names[at].equals(name)) {
+            while (names[at] != null && (hashes[at] != hash || !names[at].equals(name))) {
                 at = (at + 1) & mask;
             }
             return at;
@@ -344,6 +354,7 @@ final class PoolView {
             int at = slot(name, hash);
             if (names[at] == null) {
                 names[at] = name;
+                hashes[at] = hash;
                 indices[at] = index;
             }
         }

@@ -93,7 +93,9 @@ final class RollingReplacement implements NodeUpdatePlanner {
                 }
                 continue;
             }
-            if (!gate.allows(node) || (canary && started > 0)) {
+            // A node that could not start anyway is not shown to the gate (it only answers).
+            boolean room = free || surgeRoom > 0 || unavailableRoom > 0;
+            if (!room || (canary && started > 0) || !gate.allows(node)) {
                 continue;
             }
             if (free) {

@@ -178,10 +178,13 @@ public final class RolloutPlanner {
     public static boolean healthy(DesiredPool pool, ObservedCluster observed, Instant now) {
         // Every registered node Ready: healthy whatever the pool's health rules say, without judging each node.
         String name = pool.name();
-        if (observed.nodes().stream().allMatch(n -> !n.registered() || n.terminating() || n.ready() || !n.pool().equals(name))) {
+        List<ObservedNode> notReady = observed.nodes().stream()
+                .filter(n -> n.registered() && !n.terminating() && !n.ready() && n.pool().equals(name)).toList();
+        if (notReady.isEmpty()) {
             return observed.controlPlaneReady();
         }
-        return healthy(PoolView.of(pool, observed, now), observed);
+        // Whether a node failed depends on that node alone: the pool's other nodes (Ready) need no judging.
+        return healthy(new PoolView(pool, notReady, now), observed);
     }
 
     private static boolean healthy(PoolView view, ObservedCluster observed) {

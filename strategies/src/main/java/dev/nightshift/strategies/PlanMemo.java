@@ -1,5 +1,6 @@
 package dev.nightshift.strategies;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,25 +20,28 @@ public final class PlanMemo {
 
     private final Map<String, PoolMemo> pools = new HashMap<>();
 
-    /** Facts of {@code nodes} in their order for the pool (not to be changed), and whether the nodes are in name order. */
+    /**
+     * Facts of {@code nodes} in their order for the pool (not to be changed; another pool's nodes may
+     * be among them or left out), and whether the nodes are in name order.
+     */
     record Judged(NodeFacts[] facts, boolean sorted) {
     }
 
     /**
-     * Without a memo: every node judged (with {@code othersAmong}, only the pool's: the others'
-     * facts are null), nothing known of their order.
+     * Without a memo: every node judged (with {@code othersAmong}, only the pool's, the others left
+     * out), nothing known of their order.
      */
     static Judged judgeAll(DesiredPool pool, List<ObservedNode> nodes, boolean othersAmong) {
         NodeFacts.Judge judge = new NodeFacts.Judge(pool);
         NodeFacts[] facts = new NodeFacts[nodes.size()];
         String name = pool.name();
-        for (int i = 0; i < facts.length; i++) {
-            ObservedNode n = nodes.get(i);
+        int size = 0;
+        for (ObservedNode n : nodes) {
             if (!othersAmong || n.pool().equals(name)) {
-                facts[i] = judge.judge(n);
+                facts[size++] = judge.judge(n);
             }
         }
-        return new Judged(facts, false);
+        return new Judged(size == facts.length ? facts : Arrays.copyOf(facts, size), false);
     }
 
     Judged judge(DesiredPool pool, List<ObservedNode> nodes) {

@@ -126,7 +126,7 @@ final class PoolView {
             live.sort(Comparator.comparing(f -> f.name));
         }
         int size = live.size();
-        if (size == judgedFacts.length && sorted) {
+        if (size == observed.size() && sorted) {
             // Every node observed is the pool's, in order: the observed list is the pool's.
             this.facts = judgedFacts;
             this.nodes = List.copyOf(observed);

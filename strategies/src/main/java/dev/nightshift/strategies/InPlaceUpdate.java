@@ -1,7 +1,7 @@
 package dev.nightshift.strategies;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import dev.nightshift.spec.model.UpdateStrategy;
 import dev.nightshift.strategies.model.ObservedNode;
@@ -59,18 +59,15 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         int count = view.count();
         int surgeRoom = count + view.maxSurge() - view.existingMachines();
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
-        List<ObservedNode> down = new ArrayList<>();
-        List<ObservedNode> up = new ArrayList<>();
-        for (int i : view.outdatedIndices()) {
-            if (view.registered(i) && !view.inFlight(i) && !view.nodes().get(i).inPlaceFailed()) {
-                (view.alreadyDown(i) ? down : up).add(view.nodes().get(i));
-            }
-        }
-        // Down nodes first, then by name: the nodes are in name order already.
-        List<ObservedNode> eligible = down;
-        eligible.addAll(up);
+        List<ObservedNode> nodes = view.nodes();
+        // Down nodes first, then by name: the nodes are in name order already. By index, as the view answers.
+        int[] outdated = view.outdatedIndices();
+        int[] eligible = IntStream.concat(
+                IntStream.of(outdated).filter(i -> startable(view, i) && view.alreadyDown(i)),
+                IntStream.of(outdated).filter(i -> startable(view, i) && !view.alreadyDown(i))).toArray();
         if (manual) {
-            for (ObservedNode n : eligible) {
+            for (int i : eligible) {
+                ObservedNode n = nodes.get(i);
                 if (!n.candidateForUpdate()) {
                     sink.add(new Step.LabelCandidate(n.name(), sink.pool));
                 }
@@ -78,15 +75,15 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
                     sink.awaitingSelection.add(n.name());
                 }
             }
-            eligible = eligible.stream().filter(ObservedNode::selectedForUpdate).toList();
+            eligible = IntStream.of(eligible).filter(i -> nodes.get(i).selectedForUpdate()).toArray();
         }
         boolean canary = !view.canaryPassed();
         boolean busy = RollingReplacement.updatesInFlight(view) > 0;
-        List<ObservedNode> unpaired = eligible.stream().filter(n -> view.surgePartnerOf(n).isEmpty()).toList();
+        int[] unpaired = IntStream.of(eligible).filter(i -> !view.partnered(i)).toArray();
         // Surge machines pair with the last outdated nodes by name: those go last.
         int started = 0;
-        for (int i = unpaired.size() - 1; i >= 0 && surgeRoom > 0 && !manual; i--) {
-            ObservedNode old = unpaired.get(i);
+        for (int k = unpaired.length - 1; k >= 0 && surgeRoom > 0 && !manual; k--) {
+            ObservedNode old = nodes.get(unpaired[k]);
             if (!gate.allows(old) || (canary && (busy || started > 0))) {
                 break;
             }
@@ -95,31 +92,37 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
             surgeRoom--;
             started++;
         }
-        for (ObservedNode node : unpaired.subList(0, unpaired.size() - started)) {
-            boolean free = view.alreadyDown(node);
-            if (!gate.allows(node) || (canary && (busy || started > 0)) || (!free && unavailableRoom <= 0)) {
+        for (int k = 0, end = unpaired.length - started; k < end; k++) {
+            int i = unpaired[k];
+            boolean free = view.alreadyDown(i);
+            if ((canary && (busy || started > 0)) || (!free && unavailableRoom <= 0) || !gate.allows(nodes.get(i))) {
                 continue;
             }
-            Drains.start(node, sink);
+            Drains.start(nodes.get(i), sink);
             started++;
             if (!free) {
                 unavailableRoom--;
             }
         }
-        boolean unpairedLeft = view.outdatedNodes().stream()
-                .anyMatch(n -> n.registered() && view.surgePartnerOf(n).isEmpty());
+        boolean unpairedLeft = IntStream.of(outdated).anyMatch(i -> view.registered(i) && !view.partnered(i));
         if (unpairedLeft) {
             return;
         }
-        for (ObservedNode node : eligible) {
-            boolean partnerAvailable = view.surgePartnerOf(node).filter(view::available).isPresent();
-            boolean free = view.alreadyDown(node);
+        for (int i : eligible) {
+            boolean partnerAvailable = view.partnered(i)
+                    && view.surgePartnerOf(nodes.get(i)).filter(view::available).isPresent();
+            boolean free = view.alreadyDown(i);
             if (partnerAvailable && (free || unavailableRoom > 0)) {
-                Drains.start(node, sink);
+                Drains.start(nodes.get(i), sink);
                 if (!free) {
                     unavailableRoom--;
                 }
             }
         }
+    }
+
+    /** An outdated node that may start an update: registered, not in flight, its last in-place update not failed. */
+    private static boolean startable(PoolView view, int i) {
+        return view.registered(i) && !view.inFlight(i) && !view.inPlaceFailed(i);
     }
 }

@@ -33,7 +33,6 @@ final class PoolView {
     private final List<ObservedNode> nodes;
     private final Instant now;
     private final Duration minReady;
-    /** The old nodes that surge machines stand in for and that still exist. */
     /** Old node names to the first surge machine (in name order) that stands in for it; which of them still exist. */
     private final NameIndex surgeByPartner;
     private final int count;
@@ -47,13 +46,11 @@ final class PoolView {
     private final Set<String> failed;
     private final List<ObservedNode> outdatedNodes;
     private final int availableCount;
-    /** Per node, by its index in {@link #nodes()}: what the plan's passes ask of every node, answered once. */
-    private final boolean[] outdatedAt;
+    /** Per node, by its index in {@link #nodes()}: what depends on the node alone, judged once per node object. */
+    private final NodeFacts[] facts;
+    /** Per node, by its index: what the plan's passes ask of every node that depends on now or on other nodes, answered once. */
     private final boolean[] availableAt;
     private final boolean[] livePartnerAt;
-    private final boolean[] kubeletOutdatedAt;
-    private final boolean[] registeredAt;
-    private final boolean[] inFlightAt;
     /** Indices of {@link #outdatedNodes()}. */
     private final int[] outdatedIndices;
     /** A surge machine stands in for it (it is some surge machine's live partner). */
@@ -84,62 +81,82 @@ final class PoolView {
      * nodes, so that a plan costs time linear in the pool's size.
      */
     PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now) {
-        this(desired, observed, now, false);
+        this(desired, observed, PlanMemo.judgeAll(desired, observed, false), now, false);
     }
 
     /** The pool's view of the cluster: its nodes picked out of all nodes in the same pass that copies them. */
     static PoolView of(DesiredPool desired, ObservedCluster observed, Instant now) {
-        return new PoolView(desired, observed.nodes(), now, true);
+        return new PoolView(desired, observed.nodes(), PlanMemo.judgeAll(desired, observed.nodes(), true), now, true);
     }
 
-    private PoolView(DesiredPool desired, List<ObservedNode> observed, Instant now, boolean othersAmong) {
+    /** {@link #of(DesiredPool, ObservedCluster, Instant)}, with the nodes judged by the previous plan not judged again. */
+    static PoolView of(DesiredPool desired, ObservedCluster observed, Instant now, PlanMemo memo) {
+        return new PoolView(desired, observed.nodes(), memo.judge(desired, observed.nodes()), now, true);
+    }
+
+    private PoolView(DesiredPool desired, List<ObservedNode> observed, PlanMemo.Judged judged, Instant now,
+                     boolean othersAmong) {
         this.desired = desired;
         this.now = now;
         this.minReady = Duration.ofSeconds(spec().minReadySeconds());
         this.watchedConditions = Set.copyOf(spec().machineControllerManager().nodeConditions());
-        List<ObservedNode> live = new ArrayList<>(observed.size());
+        NodeFacts[] judgedFacts = judged.facts();
+        List<NodeFacts> live = new ArrayList<>(judgedFacts.length);
         int gone = 0;
         int surgeMachines = 0;
         boolean sorted = true;
-        String pool = desired.name();
-        for (ObservedNode n : observed) {
-            if (othersAmong && !n.pool().equals(pool)) {
+        for (NodeFacts f : judgedFacts) {
+            if (othersAmong && (f == null || !f.inPool)) {
                 continue;
             }
-            if (n.terminating()) {
+            if (f.terminating) {
                 gone++;
                 continue;
             }
-            if (n.surgeFor().isPresent()) {
+            if (f.surgeFor != null) {
                 surgeMachines++;
             }
-            if (!live.isEmpty() && live.get(live.size() - 1).name().compareTo(n.name()) > 0) {
+            // Nodes known to come in name order (the memo saw them) are not compared again.
+            if (!judged.sorted() && !live.isEmpty() && live.get(live.size() - 1).name.compareTo(f.name) > 0) {
                 sorted = false;
             }
-            live.add(n);
+            live.add(f);
         }
         if (!sorted) {
-            live.sort(Comparator.comparing(ObservedNode::name));
+            live.sort(Comparator.comparing(f -> f.name));
         }
-        this.nodes = Collections.unmodifiableList(live);
+        int size = live.size();
+        if (size == observed.size() && sorted) {
+            // Every node observed is the pool's, in order: the observed list is the pool's.
+            this.facts = judgedFacts;
+            this.nodes = List.copyOf(observed);
+        } else {
+            this.facts = live.toArray(new NodeFacts[0]);
+            ObservedNode[] liveNodes = new ObservedNode[size];
+            for (int i = 0; i < size; i++) {
+                liveNodes[i] = facts[i].node;
+            }
+            this.nodes = Collections.unmodifiableList(Arrays.asList(liveNodes));
+        }
         this.terminating = gone;
-        int size = nodes.size();
         this.surgeByPartner = new NameIndex(surgeMachines);
         this.unhealthy = new LinkedHashMap<>();
         for (int i = 0; i < size; i++) {
-            ObservedNode n = nodes.get(i);
-            if (n.surgeFor().isPresent()) {
-                surgeByPartner.putIfAbsent(n.surgeFor().get(), i);
+            NodeFacts f = facts[i];
+            if (f.surgeFor != null) {
+                surgeByPartner.putIfAbsent(f.surgeFor, f.surgeForHash, i);
             }
-            if (!n.conditions().isEmpty()) {
+            if (f.hasConditions) {
+                ObservedNode n = f.node;
                 Repairs.judge(this, n).ifPresent(h -> unhealthy.put(n.name(), h));
             }
         }
-        // Only the old nodes that surge machines name are looked up by name: no map of every node.
+        // Only the old nodes that surge machines name are looked up by name: no map of every node. The
+        // names' hash codes come with the facts, so that a node whose name no surge machine has is not read.
         this.partneredAt = new boolean[size];
         if (surgeMachines > 0) {
             for (int i = 0; i < size; i++) {
-                partneredAt[i] = surgeByPartner.markPresent(nodes.get(i).name());
+                partneredAt[i] = surgeByPartner.markPresent(facts[i].name, facts[i].nameHash);
             }
         }
         this.failed = new HashSet<>();
@@ -148,15 +165,9 @@ final class PoolView {
                 failed.add(h.node());
             }
         }
-        Map<String, String> labels = Map.copyOf(desired.labels());
-        Map<String, String> annotations = Map.copyOf(desired.annotations());
         List<ObservedNode> outdated = new ArrayList<>();
         this.livePartnerAt = new boolean[size];
-        this.outdatedAt = new boolean[size];
         this.availableAt = new boolean[size];
-        this.kubeletOutdatedAt = new boolean[size];
-        this.registeredAt = new boolean[size];
-        this.inFlightAt = new boolean[size];
         IndexList outdatedAtIndices = new IndexList();
         this.alreadyDownAt = new boolean[size];
         IndexList stampOrPropagateNodes = new IndexList();
@@ -179,43 +190,43 @@ final class PoolView {
         boolean kubelet = false;
         Instant next = null;
         boolean bastion = bastion();
+        long nowNanos = NodeFacts.epochNanos(now);
+        // Reads the nodes' facts, not the nodes: a node is looked at only when it is unhealthy or has a timer to come.
         for (int i = 0; i < size; i++) {
-            ObservedNode n = nodes.get(i);
-            boolean partnerAlive = hasLivePartner(n);
+            NodeFacts f = facts[i];
+            ObservedNode n = f.node;
+            boolean partnerAlive = f.surgeFor != null && surgeByPartner.present(f.surgeFor, f.surgeForHash);
             livePartnerAt[i] = partnerAlive;
             if (!partnerAlive) {
                 counted++;
             }
-            boolean old = outdated(n);
-            outdatedAt[i] = old;
+            boolean old = f.outdated;
+            boolean sick = unhealthy(n);
             boolean failedNode = failed(n);
             if (old && !failedNode) {
                 outdated.add(n);
                 outdatedAtIndices.add(i);
             }
-            registeredAt[i] = n.registered();
-            boolean up = available(n);
+            boolean up = f.availableAt(now, nowNanos) && (bastion || !sick);
             availableAt[i] = up;
             if (up) {
                 availableNodes++;
             }
-            boolean staleKubelet = !old && kubeletOutdated(n);
-            kubeletOutdatedAt[i] = staleKubelet;
-            alreadyDownAt[i] = alreadyDown(n);
-            boolean flying = inFlight(n);
-            inFlightAt[i] = flying;
-            boolean restart = n.kubeletRestartAt().isPresent();
+            boolean staleKubelet = f.kubeletOutdated;
+            alreadyDownAt[i] = f.downUnlessUnhealthy || (!bastion && sick);
+            boolean flying = f.inFlight;
+            boolean restart = f.kubeletRestart;
             anyRoll |= old;
-            anyKubelet |= n.registered() && staleKubelet;
+            anyKubelet |= f.registered && staleKubelet;
             anyRestart |= restart;
-            if (n.registered() && !failedNode && !n.ready()) {
+            if (f.registered && !failedNode && !f.ready) {
                 allReady = false;
             }
-            pendingOrInFlight |= flying || restart || (!n.registered() && !bastion && !old);
+            pendingOrInFlight |= f.phaseInFlight;
             if (old ? flying : !up) {
                 updates++;
             }
-            canary |= !old && up && n.rollHash().isPresent();
+            canary |= !old && up && f.hasRollHash;
             if (!(partnerAlive && !up)) {
                 if (flying || restart) {
                     updating++;
@@ -228,20 +239,21 @@ final class PoolView {
                     current++;
                 }
             }
-            if (needsStamp(n) || (n.registered() && !bastion && (!labels.equals(n.managedLabels())
-                    || !annotations.equals(n.managedAnnotations()) || !spec().taints().equals(n.managedTaints())))) {
+            if (f.stampOrPropagate) {
                 stampOrPropagateNodes.add(i);
             }
-            if (n.registered() && (old || n.updateTainted())) {
+            if (f.taintCandidate) {
                 taintNodes.add(i);
             }
-            if ((bastion ? !n.ready() : !n.registered()) && n.createdAt().isPresent()) {
+            if (f.pendingCreation) {
                 pendingNodes.add(i);
             }
             if (flying) {
                 inFlightIndices.add(i);
             }
-            next = earliest(next, timer(n));
+            if (f.timerAfter(now, nowNanos) || sick) {
+                next = earliest(next, timer(n));
+            }
         }
         this.count = counted;
         this.limits = PoolLimits.of(desired.spec(), count);
@@ -310,6 +322,8 @@ final class PoolView {
      */
     private static final class NameIndex {
         private final String[] names;
+        /** The names' hash codes: a name is compared only with those of its hash code. */
+        private final int[] hashes;
         private final int[] indices;
         private final boolean[] present;
         private final int mask;
@@ -318,39 +332,42 @@ final class PoolView {
         NameIndex(int expected) {
             int capacity = Integer.highestOneBit(Math.max(2, expected) * 2) * 2;
             names = new String[capacity];
+            hashes = new int[capacity];
             indices = new int[capacity];
             present = new boolean[capacity];
             mask = capacity - 1;
             shift = Integer.numberOfLeadingZeros(capacity) + 1;
         }
 
-        private int slot(String name) {
+        private int slot(String name, int hash) {
             // Names like pool-1, pool-2 have consecutive hash codes: scattered (Fibonacci hashing), or
             // they would form one long run that every lookup of an absent name walks.
-            int at = (name.hashCode() * 0x9E3779B9) >>> shift;
-            while (names[at] != null && !names[at].equals(name)) {
+            int at = (hash * 0x9E3779B9) >>> shift;
+            while (names[at] != null && (hashes[at] != hash || !names[at].equals(name))) {
                 at = (at + 1) & mask;
             }
             return at;
         }
 
-        void putIfAbsent(String name, int index) {
-            int at = slot(name);
+        /** {@code hash} is the name's hash code, given by who has it at hand. */
+        void putIfAbsent(String name, int hash, int index) {
+            int at = slot(name, hash);
             if (names[at] == null) {
                 names[at] = name;
+                hashes[at] = hash;
                 indices[at] = index;
             }
         }
 
         /** The index put for the name, or -1. */
         int get(String name) {
-            int at = slot(name);
+            int at = slot(name, name.hashCode());
             return names[at] == null ? -1 : indices[at];
         }
 
         /** Marks the name present if it was put; says whether it was. */
-        boolean markPresent(String name) {
-            int at = slot(name);
+        boolean markPresent(String name, int hash) {
+            int at = slot(name, hash);
             if (names[at] == null) {
                 return false;
             }
@@ -358,8 +375,8 @@ final class PoolView {
             return true;
         }
 
-        boolean present(String name) {
-            int at = slot(name);
+        boolean present(String name, int hash) {
+            int at = slot(name, hash);
             return names[at] != null && present[at];
         }
     }
@@ -444,16 +461,32 @@ final class PoolView {
     }
 
     boolean registered(int i) {
-        return registeredAt[i];
+        return facts[i].registered;
     }
 
     /** {@link #inFlight(ObservedNode)} of the node at {@code i}. */
     boolean inFlight(int i) {
-        return inFlightAt[i];
+        return facts[i].inFlight;
+    }
+
+    boolean draining(int i) {
+        return facts[i].draining;
+    }
+
+    boolean updateTainted(int i) {
+        return facts[i].updateTainted;
+    }
+
+    boolean inPlaceFailed(int i) {
+        return facts[i].inPlaceFailed;
+    }
+
+    int removalOrder(int i) {
+        return facts[i].removalOrder;
     }
 
     boolean kubeletOutdated(int i) {
-        return kubeletOutdatedAt[i];
+        return facts[i].kubeletOutdated;
     }
 
     /** Some surge machine stands in for the node at {@code i}. */
@@ -472,7 +505,7 @@ final class PoolView {
 
     /** {@link #outdated(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */
     boolean outdated(int i) {
-        return outdatedAt[i];
+        return facts[i].outdated;
     }
 
     /** {@link #available(ObservedNode)} of the node at {@code i} in {@link #nodes()}. */
@@ -556,7 +589,7 @@ final class PoolView {
     }
 
     boolean hasLivePartner(ObservedNode n) {
-        return n.surgeFor().isPresent() && surgeByPartner.present(n.surgeFor().get());
+        return n.surgeFor().isPresent() && surgeByPartner.present(n.surgeFor().get(), n.surgeFor().get().hashCode());
     }
 
     Optional<ObservedNode> surgePartnerOf(ObservedNode old) {
@@ -616,12 +649,16 @@ final class PoolView {
     }
 
     boolean needsStamp(ObservedNode n) {
+        return needsStamp(desired, bastion(), n);
+    }
+
+    static boolean needsStamp(DesiredPool desired, boolean bastion, ObservedNode n) {
         if (n.rollHash().isEmpty()) {
-            return n.registered() || bastion();
+            return n.registered() || bastion;
         }
         // A bastion runs no kubelet: a kubelet-only change has nothing to restart, and its machine
         // takes the new kubelet hash at once (otherwise it would count as outdated forever).
-        if (bastion() && kubeletOutdated(n)) {
+        if (bastion && desired.kubeletOutdated(n)) {
             return true;
         }
         // A stamp of the desired hash version is current or outdated, never to be re-stamped: only another version is matched.

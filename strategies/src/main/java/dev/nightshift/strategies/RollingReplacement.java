@@ -1,8 +1,9 @@
 package dev.nightshift.strategies;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.Step;
@@ -53,26 +54,29 @@ final class RollingReplacement implements NodeUpdatePlanner {
         int surgeRoom = count + view.maxSurge() - view.existingMachines();
         int unavailableRoom = view.maxUnavailable() - (count - view.availableCount());
         List<ObservedNode> nodes = view.nodes();
-        List<Integer> candidates = new ArrayList<>();
+        int[] outdated = view.outdatedIndices();
+        int[] candidates = new int[outdated.length];
+        int size = 0;
         boolean sorted = true;
-        for (int i : view.outdatedIndices()) {
-            if ((view.registered(i) || view.bastion()) && !(view.inFlight(i) && nodes.get(i).draining())) {
-                if (!candidates.isEmpty() && order(view, candidates.get(candidates.size() - 1), i) > 0) {
+        for (int i : outdated) {
+            if ((view.registered(i) || view.bastion()) && !(view.inFlight(i) && view.draining(i))) {
+                if (size > 0 && order(view, candidates[size - 1], i) > 0) {
                     sorted = false;
                 }
-                candidates.add(i);
+                candidates[size++] = i;
             }
         }
+        candidates = Arrays.copyOf(candidates, size);
         // Down nodes first (they cost no budget), then in the order the provider lets machines
         // leave (a surge partner can only go when its turn comes), then by name: the nodes are in
         // name order already, and the sort is stable.
         if (!sorted) {
-            candidates.sort((a, b) -> order(view, a, b));
+            candidates = IntStream.of(candidates).boxed().sorted((a, b) -> order(view, a, b)).mapToInt(Integer::intValue).toArray();
         }
         boolean canary = !view.canaryPassed();
         if (canary && updatesInFlight(view) > 0) {
             // A surge canary's old partner may still go: that is finishing the canary, not going wider.
-            candidates = candidates.stream().filter(view::partnered).toList();
+            candidates = IntStream.of(candidates).filter(view::partnered).toArray();
         }
         int started = 0;
         for (int i : candidates) {
@@ -89,7 +93,9 @@ final class RollingReplacement implements NodeUpdatePlanner {
                 }
                 continue;
             }
-            if (!gate.allows(node) || (canary && started > 0)) {
+            // A node that could not start anyway is not shown to the gate (it only answers).
+            boolean room = free || surgeRoom > 0 || unavailableRoom > 0;
+            if (!room || (canary && started > 0) || !gate.allows(node)) {
                 continue;
             }
             if (free) {
@@ -111,7 +117,7 @@ final class RollingReplacement implements NodeUpdatePlanner {
     /** Down nodes first, then by the provider's removal order; ties keep name order. */
     private static int order(PoolView view, int a, int b) {
         int c = Boolean.compare(!view.alreadyDown(a), !view.alreadyDown(b));
-        return c != 0 ? c : Integer.compare(view.nodes().get(a).removalOrder(), view.nodes().get(b).removalOrder());
+        return c != 0 ? c : Integer.compare(view.removalOrder(a), view.removalOrder(b));
     }
 
     /** Bastions never register as nodes: no cordon or drain, the machine is replaced at once. */

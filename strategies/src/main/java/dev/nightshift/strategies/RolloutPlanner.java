@@ -67,12 +67,21 @@ public final class RolloutPlanner {
 
     /** {@link #plan}, with each pool's accounting. */
     public Planned planWithAccounts(DesiredCluster desired, ObservedCluster observed, Instant now) {
+        return planWithAccounts(desired, observed, now, null);
+    }
+
+    /**
+     * {@link #planWithAccounts(DesiredCluster, ObservedCluster, Instant)} for a caller that plans
+     * again and again: the nodes observed as the same objects as in the previous plan made with
+     * {@code memo} are not judged again. The same plan as without it.
+     */
+    public Planned planWithAccounts(DesiredCluster desired, ObservedCluster observed, Instant now, PlanMemo memo) {
         Map<String, PoolAccount> accounts = new HashMap<>();
         List<PoolPlan> pools = new ArrayList<>();
         List<Instant> wakeTimes = new ArrayList<>();
         boolean turnTaken = false;
         for (DesiredPool pool : desired.pools()) {
-            PoolView view = PoolView.of(pool, observed, now);
+            PoolView view = memo == null ? PoolView.of(pool, observed, now) : PoolView.of(pool, observed, now, memo);
             accounts.put(pool.name(), PoolAccount.of(view));
             PoolStatus status = observed.status(pool.name());
             PlanSink sink = new PlanSink(pool.name());
@@ -169,10 +178,13 @@ public final class RolloutPlanner {
     public static boolean healthy(DesiredPool pool, ObservedCluster observed, Instant now) {
         // Every registered node Ready: healthy whatever the pool's health rules say, without judging each node.
         String name = pool.name();
-        if (observed.nodes().stream().allMatch(n -> !n.registered() || n.terminating() || n.ready() || !n.pool().equals(name))) {
+        List<ObservedNode> notReady = observed.nodes().stream()
+                .filter(n -> n.registered() && !n.terminating() && !n.ready() && n.pool().equals(name)).toList();
+        if (notReady.isEmpty()) {
             return observed.controlPlaneReady();
         }
-        return healthy(PoolView.of(pool, observed, now), observed);
+        // Whether a node failed depends on that node alone: the pool's other nodes (Ready) need no judging.
+        return healthy(new PoolView(pool, notReady, now), observed);
     }
 
     private static boolean healthy(PoolView view, ObservedCluster observed) {
@@ -266,14 +278,14 @@ public final class RolloutPlanner {
         List<ObservedNode> nodes = view.nodes();
         // Registered nodes that are neither outdated nor tainted are left alone: only the others are visited.
         for (int i : view.taintCandidates()) {
-            ObservedNode node = nodes.get(i);
-            if (!node.registered()) {
+            if (!view.registered(i)) {
                 continue;
             }
+            ObservedNode node = nodes.get(i);
             boolean wanted = view.outdated(i) && !view.failed(node) && selected.allows(node);
-            if (wanted && !node.updateTainted()) {
+            if (wanted && !view.updateTainted(i)) {
                 taintsFirst.add(new Step.Taint(node.name(), sink.pool));
-            } else if (!wanted && node.updateTainted() && !(view.outdated(i) && PoolView.inFlight(node))) {
+            } else if (!wanted && view.updateTainted(i) && !(view.outdated(i) && view.inFlight(i))) {
                 sink.add(new Step.Untaint(node.name(), sink.pool));
             }
         }

@@ -19,6 +19,7 @@ import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.UpdateStrategy;
 import dev.nightshift.strategies.EvictionBackoff;
 import dev.nightshift.strategies.PoolAccount;
+import dev.nightshift.strategies.PlanMemo;
 import dev.nightshift.strategies.PoolLimits;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.ValidationStreak;
@@ -100,6 +101,8 @@ public final class Simulator {
          * copying the pool for every plan.
          */
         private final Map<String, Optional<ObservedNode>> changedBefore = new HashMap<>();
+        /** What the planner judged of the nodes: a node this run did not change since is not judged again. */
+        private final PlanMemo memo = new PlanMemo();
         private final PriorityQueue<Event> events = new PriorityQueue<>();
         private final Set<String> drainTimeElapsed = new HashSet<>();
         /**
@@ -199,7 +202,7 @@ public final class Simulator {
         private void settle() {
             boolean changed = false;
             for (int i = 0; i < MAX_PLANS_PER_INSTANT; i++) {
-                RolloutPlanner.Planned planned = planner.planWithAccounts(desired, observed(), now);
+                RolloutPlanner.Planned planned = planner.planWithAccounts(desired, observed(), now, memo);
                 PoolAccount account = planned.accounts().get(pool.name());
                 if (changed) {
                     // The nodes the last steps left, measured with the accounting this plan made of them.

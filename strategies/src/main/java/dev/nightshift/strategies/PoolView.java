@@ -165,34 +165,64 @@ final class PoolView {
                 failed.add(h.node());
             }
         }
-        List<ObservedNode> outdated = new ArrayList<>();
         this.livePartnerAt = new boolean[size];
         this.availableAt = new boolean[size];
-        IndexList outdatedAtIndices = new IndexList();
         this.alreadyDownAt = new boolean[size];
-        IndexList stampOrPropagateNodes = new IndexList();
-        IndexList taintNodes = new IndexList();
-        IndexList pendingNodes = new IndexList();
-        IndexList inFlightIndices = new IndexList();
-        int counted = 0;
-        int availableNodes = 0;
-        boolean anyRoll = false;
-        boolean anyKubelet = false;
-        boolean anyRestart = false;
-        boolean allReady = true;
-        boolean pendingOrInFlight = false;
-        long updates = 0;
-        boolean canary = false;
-        int updating = 0;
-        int current = 0;
-        int outdatedCount = 0;
-        boolean roll = false;
-        boolean kubelet = false;
-        Instant next = null;
-        boolean bastion = bastion();
-        long nowNanos = NodeFacts.epochNanos(now);
-        // Reads the nodes' facts, not the nodes: a node is looked at only when it is unhealthy or has a timer to come.
+        NodePass pass = new NodePass();
         for (int i = 0; i < size; i++) {
+            pass.visit(i);
+        }
+        this.count = pass.counted;
+        this.limits = PoolLimits.of(desired.spec(), count);
+        this.outdatedNodes = Collections.unmodifiableList(pass.outdated);
+        this.outdatedIndices = pass.outdatedAtIndices.toArray();
+        this.availableCount = pass.availableNodes;
+        this.stampOrPropagate = pass.stampOrPropagateNodes.toArray();
+        this.taintCandidates = pass.taintNodes.toArray();
+        this.pendingCreation = pass.pendingNodes.toArray();
+        this.inFlightNodes = pass.inFlightIndices.toArray();
+        this.anyOutdated = pass.anyRoll;
+        this.anyKubeletOutdated = pass.anyKubelet;
+        this.anyKubeletRestart = pass.anyRestart;
+        this.registeredNodesReady = pass.allReady;
+        this.phaseInFlight = pass.pendingOrInFlight;
+        this.updatesInFlight = pass.updates;
+        this.canaryPassed = pass.canary;
+        this.tally = new Tally(pass.updating, pass.current, pass.outdatedCount, pass.roll, pass.kubelet);
+        this.nextTimer = Optional.ofNullable(pass.next);
+    }
+
+    /**
+     * The one pass over the pool's nodes that answers what every later pass asks of each node and adds
+     * up what the report counts: it reads the nodes' facts, not the nodes (a node is looked at only
+     * when it is unhealthy or has a timer to come).
+     */
+    private final class NodePass {
+        final List<ObservedNode> outdated = new ArrayList<>();
+        final IndexList outdatedAtIndices = new IndexList();
+        final IndexList stampOrPropagateNodes = new IndexList();
+        final IndexList taintNodes = new IndexList();
+        final IndexList pendingNodes = new IndexList();
+        final IndexList inFlightIndices = new IndexList();
+        final boolean bastion = bastion();
+        final long nowNanos = NodeFacts.epochNanos(now);
+        int counted;
+        int availableNodes;
+        boolean anyRoll;
+        boolean anyKubelet;
+        boolean anyRestart;
+        boolean allReady = true;
+        boolean pendingOrInFlight;
+        long updates;
+        boolean canary;
+        int updating;
+        int current;
+        int outdatedCount;
+        boolean roll;
+        boolean kubelet;
+        Instant next;
+
+        void visit(int i) {
             NodeFacts f = facts[i];
             ObservedNode n = f.node;
             boolean partnerAlive = f.surgeFor != null && surgeByPartner.present(f.surgeFor, f.surgeForHash);
@@ -255,24 +285,6 @@ final class PoolView {
                 next = earliest(next, timer(n));
             }
         }
-        this.count = counted;
-        this.limits = PoolLimits.of(desired.spec(), count);
-        this.outdatedNodes = Collections.unmodifiableList(outdated);
-        this.outdatedIndices = outdatedAtIndices.toArray();
-        this.availableCount = availableNodes;
-        this.stampOrPropagate = stampOrPropagateNodes.toArray();
-        this.taintCandidates = taintNodes.toArray();
-        this.pendingCreation = pendingNodes.toArray();
-        this.inFlightNodes = inFlightIndices.toArray();
-        this.anyOutdated = anyRoll;
-        this.anyKubeletOutdated = anyKubelet;
-        this.anyKubeletRestart = anyRestart;
-        this.registeredNodesReady = allReady;
-        this.phaseInFlight = pendingOrInFlight;
-        this.updatesInFlight = updates;
-        this.canaryPassed = canary;
-        this.tally = new Tally(updating, current, outdatedCount, roll, kubelet);
-        this.nextTimer = Optional.ofNullable(next);
     }
 
     /**

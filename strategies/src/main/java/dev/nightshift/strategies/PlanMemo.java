@@ -14,7 +14,8 @@ import dev.nightshift.strategies.model.ObservedNode;
  * the same object is not judged again, and where the nodes come in the same order as before they
  * are not compared by name again. Only a cache: a plan made with it is the plan made without it
  * ({@link NodeFacts} are a function of the node object and the pool's desired state, both
- * immutable). One caller at a time.
+ * immutable). Facts are kept per pool for the same {@link DesiredPool} object: a new desired state
+ * (even an equal one) starts the pool's memo afresh. One caller at a time.
  */
 public final class PlanMemo {
 

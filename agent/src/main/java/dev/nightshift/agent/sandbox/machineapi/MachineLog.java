@@ -2,7 +2,6 @@ package dev.nightshift.agent.sandbox.machineapi;
 
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -72,30 +71,26 @@ public final class MachineLog implements AutoCloseable {
         }
     }
 
-    private final List<Entry> entries = new ArrayList<>();
-    private final JsonLines file;
-    private long sequence;
+    private final AppendedLog<Entry> log;
 
     /** {@code file}: where to append the lines as well (none: memory only). */
     public MachineLog(Optional<Path> file) {
-        this.file = JsonLines.to(file);
+        this.log = new AppendedLog<>(file, Entry::json);
     }
 
-    synchronized Entry add(Instant time, Event event, String machine, String pool, String nodeName, String idempotencyKey,
+    Entry add(Instant time, Event event, String machine, String pool, String nodeName, String idempotencyKey,
                            String replaces, String replacedBy, String detail) {
-        Entry entry = new Entry(++sequence, time, event, machine, pool, nodeName, idempotencyKey, replaces, replacedBy, detail);
-        entries.add(entry);
-        file.append(entry.json());
-        return entry;
+        return log.add(sequence -> new Entry(sequence, time, event, machine, pool, nodeName, idempotencyKey, replaces, replacedBy,
+                detail));
     }
 
     /** A copy of every entry so far. */
-    public synchronized List<Entry> entries() {
-        return List.copyOf(entries);
+    public List<Entry> entries() {
+        return log.entries();
     }
 
     @Override
-    public synchronized void close() {
-        file.close();
+    public void close() {
+        log.close();
     }
 }

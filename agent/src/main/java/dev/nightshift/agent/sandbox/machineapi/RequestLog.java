@@ -2,7 +2,6 @@ package dev.nightshift.agent.sandbox.machineapi;
 
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -63,30 +62,26 @@ public final class RequestLog implements AutoCloseable {
         }
     }
 
-    private final List<Entry> entries = new ArrayList<>();
-    private final JsonLines file;
-    private long sequence;
+    private final AppendedLog<Entry> log;
 
     /** {@code file}: where to append the lines as well (none: memory only). */
     public RequestLog(Optional<Path> file) {
-        this.file = JsonLines.to(file);
+        this.log = new AppendedLog<>(file, Entry::json);
     }
 
-    synchronized Entry add(Instant time, String method, String path, String operation, int ordinal, String idempotencyKey,
+    Entry add(Instant time, String method, String path, String operation, int ordinal, String idempotencyKey,
                            int status, String machine, Phase phase) {
-        Entry entry = new Entry(++sequence, time, method, path, operation, ordinal, idempotencyKey, status, machine, phase);
-        entries.add(entry);
-        file.append(entry.json());
-        return entry;
+        return log.add(sequence -> new Entry(sequence, time, method, path, operation, ordinal, idempotencyKey, status, machine,
+                phase));
     }
 
     /** A copy of every entry so far. */
-    public synchronized List<Entry> entries() {
-        return List.copyOf(entries);
+    public List<Entry> entries() {
+        return log.entries();
     }
 
     @Override
-    public synchronized void close() {
-        file.close();
+    public void close() {
+        log.close();
     }
 }

@@ -51,6 +51,17 @@ public final class SandboxCommand implements Callable<Integer> {
     @Option(names = "--machine-api-hold", hidden = true, paramLabel = "OP:N[:SECONDS],...")
     private String machineApiHold;
 
+    /**
+     * For the scale benchmark, hidden from --help: N pods on every node put straight into the API's store (a cluster of
+     * 100,000 pods cannot be made through the mock's POSTs in reasonable time), see {@code BulkWorkloads}.
+     */
+    @Option(names = "--bulk-pods-per-node", hidden = true, defaultValue = "0", paramLabel = "N")
+    private int bulkPodsPerNode;
+
+    /** For the scale benchmark, hidden from --help: every request the Kubernetes API answers, as JSON lines in FILE. */
+    @Option(names = "--kubernetes-request-log", hidden = true, paramLabel = "FILE")
+    private Path kubernetesRequestLog;
+
     @Option(names = "--cluster", paramLabel = "NAME", description = "The Cluster to manage (default: the spec's only one).")
     private String cluster;
 
@@ -90,6 +101,10 @@ public final class SandboxCommand implements Callable<Integer> {
             err.println(e.getMessage());
             return Main.EXIT_USAGE;
         }
+        if (bulkPodsPerNode < 0 || (bulkPodsPerNode > 0 && (podsPerNode > 0 || !noAgent))) {
+            err.println("--bulk-pods-per-node N (N >= 0) goes with --no-agent, without --pods-per-node");
+            return Main.EXIT_USAGE;
+        }
         if (podsPerNode < 0) {
             err.println("--pods-per-node must not be negative, got " + podsPerNode);
             return Main.EXIT_USAGE;
@@ -127,7 +142,8 @@ public final class SandboxCommand implements Callable<Integer> {
         }
         try (StopSignal stop = new StopSignal(Duration.ofSeconds(30));
              Sandbox sandbox = new Sandbox(new Sandbox.Options(Optional.ofNullable(specDir), managed, Optional.ofNullable(dir), httpPort,
-                     podsPerNode, unstamped, Optional.ofNullable(info), machines, !noAgent, holds), specs, System.out,
+                     podsPerNode, unstamped, Optional.ofNullable(info), machines, !noAgent, holds,
+                     new Sandbox.Scale(bulkPodsPerNode, Optional.ofNullable(kubernetesRequestLog))), specs, System.out,
                      Clock.systemUTC())) {
             stop.install();
             sandbox.start();

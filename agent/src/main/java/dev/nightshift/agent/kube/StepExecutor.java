@@ -118,7 +118,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             }
         }
         // The outcomes of node updates the updater observed finished, written on the nodes before they are observed.
-        nodeUpdates.settle(desiredPool);
+        // Only nodes the cache shows in flight can wait for an update's outcome: the others are not read from the API.
+        nodeUpdates.settle(desiredPool, node -> observer.node(node).map(NodeChanges::inFlight).orElse(true));
     }
 
     /** Executes one step; Validate is the reconciler's, not the cluster's. */

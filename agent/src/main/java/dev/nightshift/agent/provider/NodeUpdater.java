@@ -1,5 +1,7 @@
 package dev.nightshift.agent.provider;
 
+import java.util.function.Predicate;
+
 import dev.nightshift.strategies.model.DesiredPool;
 
 /**
@@ -22,5 +24,16 @@ public interface NodeUpdater {
      * so the planner sees it. Updaters whose nodes report their own hashes need nothing.
      */
     default void settle(DesiredPool pool) {
+    }
+
+    /**
+     * {@link #settle(DesiredPool)}, told which nodes may be waiting for an update ({@code mayWait}, from the agent's
+     * node cache: false for a node the cache shows without an update or kubelet restart started), so that an updater
+     * that must read a node from the API to settle it reads only those. In a pool of thousands of nodes, none of them
+     * updating, that is no read at all. A node the predicate wrongly says false for (a cache a moment behind) is
+     * settled at the next reconcile, which its mark's own node event asks for.
+     */
+    default void settle(DesiredPool pool, Predicate<String> mayWait) {
+        settle(pool);
     }
 }

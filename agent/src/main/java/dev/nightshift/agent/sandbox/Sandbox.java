@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import dev.nightshift.agent.sandbox.demo.BulkWorkloads;
 import dev.nightshift.agent.sandbox.demo.Demo;
 import dev.nightshift.agent.sandbox.demo.DemoConsole;
 import dev.nightshift.agent.sandbox.demo.DemoRepository;
@@ -48,13 +49,18 @@ public final class Sandbox implements AutoCloseable {
      * @param podsPerNode application pods on each node of a pool that has nodes, under a PodDisruptionBudget per pool
      * @param unstamped   seed the nodes without hashes, as a cluster Nightshift has never seen
      * @param info        where to write the world's addresses as JSON
+     * @param scale       the scale benchmark's hooks (none by default)
      */
     public record Options(Optional<Path> spec, Optional<String> cluster, Optional<Path> dir, int httpPort, int podsPerNode,
-                          boolean unstamped, Optional<Path> info, EmbeddedWorld.Machines machines, boolean agent, Holds machineApiHolds) {
+                          boolean unstamped, Optional<Path> info, EmbeddedWorld.Machines machines, boolean agent, Holds machineApiHolds,
+                          Scale scale) {
 
         public Options {
             if (podsPerNode < 0) {
                 throw new IllegalArgumentException("podsPerNode must not be negative");
+            }
+            if (podsPerNode > 0 && scale.podsPerNode() > 0) {
+                throw new IllegalArgumentException("pods come either through the API with a scheduler, or straight into the store");
             }
             if (spec.isPresent() != cluster.isPresent()) {
                 throw new IllegalArgumentException("a spec comes with the Cluster to manage, and no Cluster without a spec");
@@ -67,13 +73,31 @@ public final class Sandbox implements AutoCloseable {
         /** With an agent, holding no machine API answer. */
         public Options(Path spec, String cluster, Optional<Path> dir, int httpPort, int podsPerNode, boolean unstamped,
                        Optional<Path> info, EmbeddedWorld.Machines machines) {
-            this(Optional.of(spec), Optional.of(cluster), dir, httpPort, podsPerNode, unstamped, info, machines, true, Holds.none());
+            this(Optional.of(spec), Optional.of(cluster), dir, httpPort, podsPerNode, unstamped, info, machines, true, Holds.none(),
+                    Scale.NONE);
         }
 
         /** With the simulated cloud. */
         public Options(Path spec, String cluster, Optional<Path> dir, int httpPort, int podsPerNode, boolean unstamped,
                        Optional<Path> info) {
             this(spec, cluster, dir, httpPort, podsPerNode, unstamped, info, EmbeddedWorld.Machines.SIMULATED);
+        }
+    }
+
+    /**
+     * Hooks for the scale benchmark (hidden options of {@code sandbox}).
+     *
+     * @param podsPerNode pods on every node of a pool put straight into the store ({@link BulkWorkloads}), 0 for none
+     * @param requestLog  where the Kubernetes API also writes every request it answers, as JSON lines
+     */
+    public record Scale(int podsPerNode, Optional<Path> requestLog) {
+
+        public static final Scale NONE = new Scale(0, Optional.empty());
+
+        public Scale {
+            if (podsPerNode < 0) {
+                throw new IllegalArgumentException("podsPerNode must not be negative");
+            }
         }
     }
 
@@ -110,6 +134,7 @@ public final class Sandbox implements AutoCloseable {
         world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, "v" + apiServerVersion(cluster, pools),
                 DemoRepository.filesOf(specDir), "sandbox: the specs of " + specDir.toAbsolutePath().normalize(),
                 bastions::contains, Demo.RELIABLE_CLOUD, options.machines(), options.machineApiHolds()), clock);
+        options.scale().requestLog().ifPresent(world.kubernetes()::writeRequestsTo);
         if (!options.agent()) {
             return startWithoutAgent(cluster, pools, bastions);
         }
@@ -164,6 +189,7 @@ public final class Sandbox implements AutoCloseable {
      * machines run and never register.
      */
     private void seedMachineApi(List<DesiredPool> pools, Set<String> bastions) {
+        Map<String, List<String>> bulk = new java.util.LinkedHashMap<>();
         for (DesiredPool pool : pools) {
             Map<String, String> hashes = options.unstamped() ? Map.of() : NodeMarks.hashes(pool.rollHash(), pool.kubeletHash());
             List<MachineRequest.Taint> taints = pool.spec().pool().taints().stream()
@@ -173,7 +199,12 @@ public final class Sandbox implements AutoCloseable {
             if (options.podsPerNode() > 0 && !bastions.contains(pool.name()) && !nodes.isEmpty()) {
                 world.workloads().deploy(pool.name(), pool.name(), nodes, options.podsPerNode());
             }
+            if (options.scale().podsPerNode() > 0 && !bastions.contains(pool.name()) && !nodes.isEmpty()) {
+                bulk.put(pool.name(), nodes);
+            }
         }
+        // After every node: the nodes register through the API, whose store is slower the more it holds.
+        bulk.forEach((pool, nodes) -> new BulkWorkloads(world.kubernetes()).deploy(pool, nodes, options.scale().podsPerNode()));
         if (options.podsPerNode() > 0) {
             world.workloads().startRescheduling();
         }

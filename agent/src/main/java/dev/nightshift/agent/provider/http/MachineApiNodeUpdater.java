@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,8 +73,15 @@ public final class MachineApiNodeUpdater implements NodeUpdater {
 
     @Override
     public void settle(DesiredPool pool) {
+        settle(pool, node -> true);
+    }
+
+    /** Reads from the API, to patch it, only a node {@code mayWait} says may wait for its machine's update. */
+    @Override
+    public void settle(DesiredPool pool, Predicate<String> mayWait) {
         for (ApiMachine m : machines.listing(pool.name())) {
-            if (m.nodeName() == null || (m.state() != MachineState.RUNNING && m.state() != MachineState.FAILED)) {
+            if (m.nodeName() == null || (m.state() != MachineState.RUNNING && m.state() != MachineState.FAILED)
+                    || !mayWait.test(m.nodeName())) {
                 continue;
             }
             patcher.patch(m.nodeName(), n -> outcome(n, m));

@@ -95,7 +95,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     public static EmbeddedKubernetes start(String gitVersion, int port) {
         KubernetesSerialization json = new KubernetesSerialization();
         ApiResponses responses = new ApiResponses(json);
-        KubernetesCrudDispatcher store = new KubernetesCrudDispatcher();
+        KubernetesCrudDispatcher store = new IndexedCrudDispatcher();
         RequestLog requests = new RequestLog();
         EvictionHandler evictions = new EvictionHandler(store, json, responses);
         MockWebServer web = new MockWebServer();
@@ -218,6 +218,24 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         return requests.snapshot();
     }
 
+    /**
+     * From now on also writes every request to {@code file}, one JSON line each ({@code sequence}, {@code time},
+     * {@code method}, {@code path}, {@code status}, {@code userAgent}), flushed as written: the request log for a reader
+     * in another process, such as the scale benchmark counting the agent's requests.
+     */
+    public void writeRequestsTo(Path file) {
+        requests.writeTo(file);
+    }
+
+    /**
+     * Stores namespaced objects (pods, budgets) as if each had been created through the API, answering and watched as
+     * such afterwards, but without the mock store's free-name check, which reads every object it holds: a cluster of
+     * 100,000 pods would take hours to seed through POSTs. For seeding only; the names must be new.
+     */
+    public void createDirectly(List<? extends io.fabric8.kubernetes.api.model.HasMetadata> objects) {
+        dispatcher.createDirectly(objects);
+    }
+
     /** Forgets the logged requests, e.g. those of a test's set-up. */
     public void clearRequests() {
         requests.clear();
@@ -265,6 +283,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             client.close();
         } finally {
             server.shutdown();
+            requests.close();
         }
     }
 }

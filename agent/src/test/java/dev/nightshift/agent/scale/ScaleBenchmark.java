@@ -179,6 +179,7 @@ public final class ScaleBenchmark {
             if (roll != null && halfwayHeap[0] < 0 && roll.path("current").asInt() >= s.rollNodes() / 2) {
                 try {
                     halfwayHeap[0] = Jvm.heapAfterFullGc(pid);
+                    log("heap after full GC with %d of %d nodes current: %s", roll.path("current").asInt(), s.rollNodes(), mib(halfwayHeap[0]));
                     Files.writeString(s.dir().resolve("histogram-rollout.txt"), Jvm.histogram(pid, 24));
                 } catch (IOException e) {
                     throw new IllegalStateException(e);

@@ -44,6 +44,16 @@ final class NodeChanges {
                 || a.containsKey(NodeMarks.KUBELET_RESTART_AT) || a.containsKey(NodeMarks.UPDATE_JOB);
     }
 
+    /**
+     * An in-place update or kubelet restart of the node has started and not been settled: only then can a node
+     * updater have an outcome to write on it. A drain alone is in flight ({@link #inFlight}) but waits for no updater.
+     */
+    static boolean awaitingUpdate(Node node) {
+        Map<String, String> a = NodeMarks.annotations(node);
+        return a.containsKey(NodeMarks.IN_PLACE_STARTED_AT) || a.containsKey(NodeMarks.KUBELET_RESTART_AT)
+                || a.containsKey(NodeMarks.UPDATE_JOB);
+    }
+
     /** Type, status and transition time of each condition, as the planner reads them; order does not matter. */
     private static Set<NodeCondition> conditions(Node node) {
         return new HashSet<>(ClusterObserver.conditions(node));

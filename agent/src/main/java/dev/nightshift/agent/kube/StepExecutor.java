@@ -118,8 +118,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             }
         }
         // The outcomes of node updates the updater observed finished, written on the nodes before they are observed.
-        // Only nodes the cache shows in flight can wait for an update's outcome: the others are not read from the API.
-        nodeUpdates.settle(desiredPool, node -> observer.node(node).map(NodeChanges::inFlight).orElse(true));
+        // Only nodes the cache shows with an update or kubelet restart started can wait for its outcome: the others
+        // (every node of a quiet pool, a node being drained) are not read from the API.
+        nodeUpdates.settle(desiredPool, node -> observer.node(node).map(NodeChanges::awaitingUpdate).orElse(true));
     }
 
     /** Executes one step; Validate is the reconciler's, not the cluster's. */

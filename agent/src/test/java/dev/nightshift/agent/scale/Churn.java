@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Churn {
 
     static final String USER_AGENT = "nightshift-scale-churn";
-    private static final int IN_FLIGHT = 32;
+    private static final int IN_FLIGHT = 256;
     private static final Duration TICK = Duration.ofMillis(100);
 
     /** A node and its Ready condition's transition time, which heartbeats keep. */
@@ -48,7 +48,8 @@ final class Churn {
 
     private final String api;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
+    private final Semaphore heartbeatsInFlight = new Semaphore(IN_FLIGHT);
+    private final Semaphore podsInFlight = new Semaphore(IN_FLIGHT);
     private final AtomicLong heartbeats = new AtomicLong();
     private final AtomicLong podUpdates = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
@@ -76,24 +77,26 @@ final class Churn {
                 Heartbeat h = nodes.get(nextNode[0]++ % nodes.size());
                 send("/api/v1/nodes/" + h.node(), "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":"
                         + "\"KubeletReady\",\"lastHeartbeatTime\":\"" + now + "\",\"lastTransitionTime\":\"" + h.readySince() + "\"}]}}",
-                        heartbeats);
+                        heartbeats, heartbeatsInFlight);
             }
             for (; owed[1] >= 1; owed[1]--) {
                 PodRef p = pods.get(random.nextInt(pods.size()));
                 send("/api/v1/namespaces/" + p.namespace() + "/pods/" + p.name(), "{\"status\":{\"containerStatuses\":[{\"name\":"
                         + "\"app\",\"ready\":true,\"started\":true,\"restartCount\":" + (++restarts[0]) + ",\"image\":\"app\",\"imageID\":\"\"}]}}",
-                        podUpdates);
+                        podUpdates, podsInFlight);
             }
         }, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
         Thread.sleep(duration.toMillis());
         ticker.shutdownNow();
         ticker.awaitTermination(10, TimeUnit.SECONDS);
-        inFlight.acquire(IN_FLIGHT);
-        inFlight.release(IN_FLIGHT);
+        for (Semaphore inFlight : List.of(heartbeatsInFlight, podsInFlight)) {
+            inFlight.acquire(IN_FLIGHT);
+            inFlight.release(IN_FLIGHT);
+        }
         return new Result(Duration.between(start, Instant.now()), heartbeats.get(), podUpdates.get(), failed.get(), notSent.get());
     }
 
-    private void send(String path, String mergePatch, AtomicLong answered) {
+    private void send(String path, String mergePatch, AtomicLong answered, Semaphore inFlight) {
         if (!inFlight.tryAcquire()) {
             notSent.incrementAndGet();
             return;

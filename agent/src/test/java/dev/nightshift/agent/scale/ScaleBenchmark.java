@@ -97,7 +97,10 @@ public final class ScaleBenchmark {
         Instant seeding = Instant.now();
         Path info = s.dir().resolve("sandbox-info.json");
         Path kubeRequests = s.dir().resolve("kubernetes-requests.jsonl");
-        Process sandbox = start("sandbox", List.of("-Xmx" + s.sandboxHeap(), "-jar", s.jar().toString(), "sandbox", "--no-agent",
+        // The machine API double runs on the JDK's HttpServer, which leaves Nagle's algorithm on: each answer then waits
+        // ~40 ms for the client's delayed ACK, and the agent, which lists every pool's machines each reconcile, would be
+        // measured against a stall no real cloud API has.
+        Process sandbox = start("sandbox", List.of("-Xmx" + s.sandboxHeap(), "-Dsun.net.httpserver.nodelay=true", "-jar", s.jar().toString(), "sandbox", "--no-agent",
                 "--spec", spec.toString(), "--dir", s.dir().resolve("sandbox").toString(), "--info", info.toString(),
                 "--bulk-pods-per-node", Integer.toString(s.podsPerNode()), "--kubernetes-request-log", kubeRequests.toString()));
         await("the sandbox writes " + info, Duration.ofMinutes(30), () -> Files.exists(info), sandbox);
@@ -176,6 +179,7 @@ public final class ScaleBenchmark {
             if (roll != null && halfwayHeap[0] < 0 && roll.path("current").asInt() >= s.rollNodes() / 2) {
                 try {
                     halfwayHeap[0] = Jvm.heapAfterFullGc(pid);
+                    log("heap after full GC with %d of %d nodes current: %s", roll.path("current").asInt(), s.rollNodes(), mib(halfwayHeap[0]));
                     Files.writeString(s.dir().resolve("histogram-rollout.txt"), Jvm.histogram(pid, 24));
                 } catch (IOException e) {
                     throw new IllegalStateException(e);

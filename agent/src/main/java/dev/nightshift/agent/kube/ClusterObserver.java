@@ -109,7 +109,8 @@ public final class ClusterObserver implements AutoCloseable {
         this.records = client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).withLimit(PAGE)
                 .runnableInformer(0);
         this.controlPlane = client.nodes().withLabel(CONTROL_PLANE_ROLE).withLimit(PAGE).runnableInformer(0);
-        nodes.addEventHandler(new Trigger<>(WatchEvents.Kind.NODE, n -> true, NodeChanges::matter));
+        nodes.addEventHandler(new Trigger<>(WatchEvents.Kind.NODE, n -> machineNews(n, true),
+                (before, after) -> machineNews(after, NodeChanges.matter(before, after))));
         controlPlane.addEventHandler(new Trigger<>(WatchEvents.Kind.CONTROL_PLANE_NODE, n -> true, NodeChanges::matter));
         pods.addEventHandler(new Trigger<>(WatchEvents.Kind.POD, this::onNodeInFlight,
                 (before, after) -> onNodeInFlight(before) || onNodeInFlight(after)));
@@ -121,7 +122,21 @@ public final class ClusterObserver implements AutoCloseable {
         // machine's hashes): its arrival must wake the agent, or it waits for the provider's next poll. Its
         // heartbeats are nobody's business here.
         this.registrations = client.nodes().withoutLabel(NodeMarks.POOL).withLimit(PAGE).runnableInformer(0);
-        registrations.addEventHandler(new Trigger<>(WatchEvents.Kind.UNLABELLED_NODE, n -> true, (before, after) -> false));
+        registrations.addEventHandler(new Trigger<>(WatchEvents.Kind.UNLABELLED_NODE, n -> {
+            provider.nodesChanged(Optional.empty());
+            return true;
+        }, (before, after) -> false));
+    }
+
+    /**
+     * A pool's node that changed in a way that matters may be news of its machine (failed, deleted or
+     * replaced outside the agent): the provider reads the pool's machines again at the next reconcile.
+     */
+    private boolean machineNews(Node node, boolean matters) {
+        if (matters) {
+            provider.nodesChanged(Optional.ofNullable(node.getMetadata().getLabels()).map(l -> l.get(NodeMarks.POOL)));
+        }
+        return matters;
     }
 
     /**

@@ -22,10 +22,20 @@ public interface MachineProvider extends AutoCloseable {
     }
 
     /**
-     * A reconcile begins: what was read from the provider for the last one is stale. A provider
-     * that is not watched (an HTTP API) lists each pool at most once per reconcile, from here on.
+     * A reconcile begins: what was read from the provider for the last one may be stale. A provider
+     * that is not watched (an HTTP API) lists each pool at most once per reconcile, from here on, and
+     * uses a listing again only while nothing says it changed (see {@link #nodesChanged}).
      */
     default void refresh() {
+    }
+
+    /**
+     * A node of {@code pool} changed in a way that can change a plan (a condition, a label, a taint,
+     * a deletion; not a heartbeat), or, with no pool, a node of no pool registered. A provider that
+     * keeps a listing across reconciles reads the pool (every pool) again at the next one: the node
+     * may be news of its machine.
+     */
+    default void nodesChanged(Optional<String> pool) {
     }
 
     /**

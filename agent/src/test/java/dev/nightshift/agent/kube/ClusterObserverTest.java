@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
+import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.TaintEffect;
@@ -184,5 +185,50 @@ class ClusterObserverTest {
                 .withType("Ready").withStatus("False").endCondition().endStatus().build()).create();
 
         await().until(() -> !seam.observer.controlPlaneNodesReady());
+    }
+
+    @Test
+    void aNodeChangeThatMattersTellsTheProviderItsPoolAndAHeartbeatDoesNot() throws Exception {
+        seam.edit(n -> n.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
+                .withType("Ready").withStatus("True").withLastHeartbeatTime("2026-03-01T09:00:00Z").build())));
+        List<Optional<String>> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        MachineProvider recording = new MachineProvider() {
+            @Override
+            public void nodesChanged(Optional<String> pool) {
+                told.add(pool);
+            }
+
+            @Override
+            public List<dev.nightshift.agent.provider.Machine> machines(String pool) {
+                return List.of();
+            }
+
+            @Override
+            public void create(DesiredPool pool, String surgeFor) {
+            }
+
+            @Override
+            public Deletion delete(DesiredPool pool, String machine, boolean replace) {
+                return Deletion.started("");
+            }
+
+            @Override
+            public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
+            }
+        };
+        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", recording, () -> { },
+                Clock.fixed(NOW, ZoneOffset.UTC))) {
+            observer.start();
+            await().until(() -> told.contains(Optional.of(POOL)));
+            told.clear();
+
+            seam.edit(n -> n.getStatus().getConditions().get(0).setLastHeartbeatTime("2026-03-01T09:00:10Z"));
+            seam.edit(n -> n.getMetadata().getLabels().put("team", "web"));
+            await().until(() -> !told.isEmpty());
+            assertThat(told).as("the heartbeat came first and told nothing").containsExactly(Optional.of(POOL));
+
+            seam.kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName("unlabelled-1").endMetadata().build()).create();
+            await().until(() -> told.contains(Optional.empty()));
+        }
     }
 }

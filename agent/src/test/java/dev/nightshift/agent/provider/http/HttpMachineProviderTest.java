@@ -189,4 +189,87 @@ class HttpMachineProviderTest {
             await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> asked.get() <= settled + 1);
         }
     }
+
+    @Test
+    void aListingOfRunningMachinesServesLaterReconcilesUntilANodeOfThePoolChangesOrItIsOld() {
+        api.put(new ApiMachine("m-a", "web", "web-a", MachineState.RUNNING, T, Map.of(), null));
+        api.put(new ApiMachine("m-d", "db", "db-a", MachineState.RUNNING, T, Map.of(), null));
+        java.util.concurrent.atomic.AtomicReference<Instant> now = new java.util.concurrent.atomic.AtomicReference<>(T);
+        java.time.Clock clock = new java.time.Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public java.time.Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return now.get();
+            }
+        };
+        HttpMachineProvider provider = new HttpMachineProvider(api, HttpMachineProvider.POLL, clock);
+        provider.machines("web");
+        provider.machines("db");
+
+        for (int reconcile = 0; reconcile < 3; reconcile++) {
+            now.set(now.get().plusSeconds(30));
+            provider.refresh();
+            provider.machines("web");
+            provider.machines("db");
+        }
+        assertThat(api.calls("list")).as("quiet pools are listed once").hasSize(2);
+
+        provider.nodesChanged(java.util.Optional.of("web"));
+        provider.refresh();
+        provider.machines("web");
+        provider.machines("db");
+        assertThat(api.calls("list")).as("a node of web changed: web alone is listed again").hasSize(3);
+
+        provider.nodesChanged(java.util.Optional.empty());
+        provider.refresh();
+        provider.machines("web");
+        provider.machines("db");
+        assertThat(api.calls("list")).as("a node of no pool registered: every pool is listed again").hasSize(5);
+
+        now.set(now.get().plus(HttpMachineProvider.RELIST));
+        provider.refresh();
+        provider.machines("web");
+        assertThat(api.calls("list")).as("a listing RELIST old is not used").hasSize(6);
+    }
+
+    @Test
+    void aPoolWithAMachineThatChangesOnItsOwnIsListedAtEveryReconcile() {
+        api.put(new ApiMachine("m-a", "web", "web-a", MachineState.RUNNING, T, Map.of(), null));
+        HttpMachineProvider provider = new HttpMachineProvider(api);
+        provider.machines("web");
+        provider.create(WEB, "web-a");
+
+        provider.refresh();
+        assertThat(provider.machines("web")).as("the created machine is read from the API, not the folded answer")
+                .extracting(Machine::name).containsExactlyInAnyOrder("m-a", "m-1");
+        provider.refresh();
+        provider.machines("web");
+        assertThat(api.calls("list")).hasSize(3);
+
+        api.put(new ApiMachine("m-1", "web", "web-1", MachineState.RUNNING, T, Map.of(), null));
+        provider.refresh();
+        provider.machines("web");
+        provider.refresh();
+        provider.machines("web");
+        assertThat(api.calls("list")).as("once every machine runs, the listing is used again").hasSize(4);
+    }
+
+    @Test
+    void aFailedMachineKeepsItsPoolListedAtEveryReconcile() {
+        api.put(new ApiMachine("m-broke", "web", null, MachineState.FAILED, T, Map.of(), "quota exceeded"));
+        HttpMachineProvider provider = new HttpMachineProvider(api);
+        provider.machines("web");
+        provider.refresh();
+        provider.machines("web");
+        assertThat(api.calls("list")).hasSize(2);
+    }
 }

@@ -58,6 +58,8 @@ public final class ClusterObserver implements AutoCloseable {
      */
     static final Duration UNREACHABLE_POD_GRACE = Duration.ofSeconds(5);
 
+    /** The nodes informer's index of nodes by their pool label. */
+    private static final String BY_POOL = "pool";
     private final MachineProvider provider;
     private final Clock clock;
     private final Optional<String> nodeUpdatesNamespace;
@@ -104,6 +106,7 @@ public final class ClusterObserver implements AutoCloseable {
         this.onChange = onChange;
         this.events = events;
         this.nodes = client.nodes().withLabel(NodeMarks.POOL).withLimit(PAGE).runnableInformer(0);
+        nodes.addIndexers(Map.of(BY_POOL, n -> List.of(NodeMarks.labels(n).getOrDefault(NodeMarks.POOL, ""))));
         // No index by namespace: nothing looks pods up by it, and at 100,000 pods it is a set of every key.
         this.pods = client.pods().inAnyNamespace().withLimit(PAGE).runnableInformer(0).itemStore(podStore).removeNamespaceIndex();
         this.records = client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).withLimit(PAGE)
@@ -315,6 +318,20 @@ public final class ClusterObserver implements AutoCloseable {
                 .map(c -> new NodeCondition(c.getType(), Objects.toString(c.getStatus(), "Unknown"),
                         instant(c.getLastTransitionTime())))
                 .toList();
+    }
+
+    /**
+     * The pool's nodes the cache shows with an update or kubelet restart started, or a node updater Job followed:
+     * the only ones a node updater may have an outcome to record for ({@link StepExecutor#settle}).
+     */
+    public Set<String> awaitingUpdate(String pool) {
+        Set<String> waiting = new HashSet<>();
+        for (Node n : nodes.getIndexer().byIndex(BY_POOL, pool)) {
+            if (NodeChanges.awaitingUpdate(n)) {
+                waiting.add(n.getMetadata().getName());
+            }
+        }
+        return waiting;
     }
 
     public Optional<Node> node(String name) {

@@ -120,7 +120,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         // The outcomes of node updates the updater observed finished, written on the nodes before they are observed.
         // Only nodes the cache shows with an update or kubelet restart started can wait for its outcome: the others
         // (every node of a quiet pool, a node being drained) are not read from the API.
-        nodeUpdates.settle(desiredPool, node -> observer.node(node).map(NodeChanges::awaitingUpdate).orElse(true));
+        nodeUpdates.settle(desiredPool, observer.awaitingUpdate(desiredPool.name()));
     }
 
     /** Executes one step; Validate is the reconciler's, not the cluster's. */

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -154,20 +156,38 @@ public final class JobNodeUpdater implements NodeUpdater {
         jobs().withLabel(UpdaterJobs.POOL, pool.name()).list().getItems().forEach(j -> byName.put(j.getMetadata().getName(), j));
         for (Node n : client.nodes().withLabel(NodeMarks.POOL, pool.name()).list().getItems()) {
             String followed = annotation(n, NodeMarks.UPDATE_JOB);
-            if (followed == null) {
-                continue;
+            if (followed != null) {
+                settle(pool, n, followed, byName.get(followed));
             }
-            Job job = byName.get(followed);
-            String node = n.getMetadata().getName();
-            if (job == null || !node.equals(jobAnnotation(job, UpdaterJobs.NODE))) {
-                // Deleted by someone: nothing to wait for; the next ask creates it again.
-                LOG.warn("node updater Job {} that {} waited for is gone", followed, node);
-                patcher.patch(node, x -> followed.equals(annotation(x, NodeMarks.UPDATE_JOB))
-                        ? Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.UPDATE_JOB, null)))) : Optional.empty());
-                continue;
-            }
-            judge(pool, job, n);
         }
+    }
+
+    /**
+     * Reads only the nodes the cache shows waiting, and the Job each follows, one GET each: no LIST of the pool's nodes
+     * or Jobs before every plan, and nothing at all when no node of the pool is being updated.
+     */
+    @Override
+    public void settle(DesiredPool pool, Set<String> waiting) {
+        for (String name : new TreeSet<>(waiting)) {
+            Node n = client.nodes().withName(name).get();
+            String followed = n == null || !pool.name().equals(NodeMarks.labels(n).get(NodeMarks.POOL)) ? null
+                    : annotation(n, NodeMarks.UPDATE_JOB);
+            if (followed != null) {
+                settle(pool, n, followed, jobs().withName(followed).get());
+            }
+        }
+    }
+
+    private void settle(DesiredPool pool, Node n, String followed, Job job) {
+        String node = n.getMetadata().getName();
+        if (job == null || !node.equals(jobAnnotation(job, UpdaterJobs.NODE))) {
+            // Deleted by someone: nothing to wait for; the next ask creates it again.
+            LOG.warn("node updater Job {} that {} waited for is gone", followed, node);
+            patcher.patch(node, x -> followed.equals(annotation(x, NodeMarks.UPDATE_JOB))
+                    ? Optional.of(Map.of("metadata", Map.of("annotations", mapOf(NodeMarks.UPDATE_JOB, null)))) : Optional.empty());
+            return;
+        }
+        judge(pool, job, n);
     }
 
     private void judge(DesiredPool pool, Job job, Node n) {

@@ -1,6 +1,6 @@
 package dev.nightshift.agent.provider;
 
-import java.util.function.Predicate;
+import java.util.Set;
 
 import dev.nightshift.strategies.model.DesiredPool;
 
@@ -27,13 +27,14 @@ public interface NodeUpdater {
     }
 
     /**
-     * {@link #settle(DesiredPool)}, told which nodes may be waiting for an update ({@code mayWait}, from the agent's
-     * node cache: false for a node the cache shows without an update or kubelet restart started), so that an updater
-     * that must read a node from the API to settle it reads only those. In a pool of thousands of nodes, none of them
-     * updating, that is no read at all. A node the predicate wrongly says false for (a cache a moment behind) is
-     * settled at the next reconcile, which its mark's own node event asks for.
+     * {@link #settle(DesiredPool)}, told which of the pool's nodes may be waiting for an update ({@code waiting}, from
+     * the agent's node cache: the nodes it shows with an update or kubelet restart started, or a node updater Job
+     * followed), so that an updater that must read nodes or Jobs from the API to settle them reads only those. In a
+     * pool of thousands of nodes, none of them updating, that is no read at all. A node the cache shows a moment behind
+     * (its started mark not there yet) is settled at the next reconcile, which that mark's own node event asks for;
+     * an update starts only on a node the planner saw, so no node outside the cache waits for one.
      */
-    default void settle(DesiredPool pool, Predicate<String> mayWait) {
+    default void settle(DesiredPool pool, Set<String> waiting) {
         settle(pool);
     }
 }

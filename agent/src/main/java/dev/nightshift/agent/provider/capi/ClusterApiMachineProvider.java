@@ -417,6 +417,12 @@ public final class ClusterApiMachineProvider implements MachineProvider {
             return Deletion.deferred("machine " + deleting.get().getMetadata().getName() + " of MachineSet " + set
                     + " is being deleted; replicas are lowered for " + machineName + " once it is gone");
         }
+        Optional<String> moving = p.sets().movingReplicas(JSON.valueToTree(md).at("/spec/replicas").asInt(0), p.machines(),
+                ClusterApi.SET_NAME_LABEL);
+        if (moving.isPresent()) {
+            return Deletion.deferred("Cluster API is still moving replicas (" + moving.get() + "); replicas are lowered for "
+                    + machineName + " once it is done");
+        }
         Optional<GenericKubernetesResource> shrinksFirst = p.sets().shrinksFirst();
         if (shrinksFirst.isEmpty() || !shrinksFirst.get().getMetadata().getName().equals(set)) {
             return Deletion.deferred("machine " + machineName + " is in MachineSet " + set + ", and Cluster API removes machines of "

@@ -55,6 +55,30 @@ record MachineSets(List<GenericKubernetesResource> inRemovalOrder, Optional<Stri
         return inRemovalOrder.stream().filter(ms -> replicas(ms) > 0).findFirst();
     }
 
+    /**
+     * Why lowering the MachineDeployment's replicas now would not remove the Machine marked for it, or empty when it
+     * would: Cluster API is still moving replicas, a Machine deleted by itself not yet taken off its MachineSet's
+     * replicas (its MachineSet has fewer Machines than replicas), or that taken-off replica not yet given to the current
+     * MachineSet (the MachineSets' replicas add up to less than the MachineDeployment's). Lowered then, the controller
+     * would count the lowered replica as the missing one, or not create the owed one, and the marked Machine would stay.
+     */
+    Optional<String> movingReplicas(int deploymentReplicas, List<GenericKubernetesResource> machines, String setLabel) {
+        int total = 0;
+        for (GenericKubernetesResource ms : inRemovalOrder) {
+            String name = ms.getMetadata().getName();
+            long held = machines.stream().filter(m -> m.getMetadata().getLabels() != null
+                    && name.equals(m.getMetadata().getLabels().get(setLabel))).count();
+            if (held < replicas(ms)) {
+                return Optional.of("MachineSet " + name + " has " + held + " Machines for " + replicas(ms) + " replicas");
+            }
+            total += replicas(ms);
+        }
+        if (total < deploymentReplicas) {
+            return Optional.of("the MachineSets have " + total + " of the MachineDeployment's " + deploymentReplicas + " replicas");
+        }
+        return Optional.empty();
+    }
+
     /** The MachineSet's place in the removal order; after all of them for one that is not the MachineDeployment's. */
     int rank(String machineSet) {
         for (int i = 0; i < inRemovalOrder.size(); i++) {

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 
 import org.slf4j.Logger;
@@ -76,9 +77,13 @@ public final class MachineApiNodeUpdater implements NodeUpdater {
         settle(pool, node -> true);
     }
 
-    /** Reads from the API, to patch it, only a node {@code mayWait} says may wait for its machine's update. */
+    /** Reads from the API, to patch it, only a node the cache shows {@code waiting} for its machine's update. */
     @Override
-    public void settle(DesiredPool pool, Predicate<String> mayWait) {
+    public void settle(DesiredPool pool, Set<String> waiting) {
+        settle(pool, waiting::contains);
+    }
+
+    private void settle(DesiredPool pool, Predicate<String> mayWait) {
         for (ApiMachine m : machines.listing(pool.name())) {
             if (m.nodeName() == null || (m.state() != MachineState.RUNNING && m.state() != MachineState.FAILED)
                     || !mayWait.test(m.nodeName())) {

@@ -212,7 +212,12 @@ public final class DiffCommand implements Callable<Integer> {
         try (KubernetesClient client = kubernetes.client()) {
             return StampedNodes.byPool(client);
         } catch (java.io.IOException | RuntimeException e) {
-            throw new UsageProblem("cannot read the nodes of the cluster in " + kubernetes.kubeconfig + ": " + e.getMessage());
+            // fabric8's own message names only the operation; the causes say why (refused, forbidden, unknown host).
+            List<String> why = new ArrayList<>();
+            for (Throwable t = e; t != null && why.size() < 4; t = t.getCause() == t ? null : t.getCause()) {
+                why.add(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage().replaceAll("\\s+", " ").strip());
+            }
+            throw new UsageProblem("cannot list the nodes of the cluster in " + kubernetes.kubeconfig + ": " + String.join(": ", why));
         }
     }
 

@@ -63,7 +63,12 @@ public final class SpecCommits implements AutoCloseable {
         if (URL.matcher(pathOrUrl).matches()) {
             return cloned(pathOrUrl, tempParent);
         }
-        FileRepositoryBuilder builder = new FileRepositoryBuilder().findGitDir(Path.of(pathOrUrl).toAbsolutePath().toFile());
+        Path local = Path.of(pathOrUrl).toAbsolutePath();
+        if (!Files.isDirectory(local)) {
+            // Else the search upwards would find whatever repository encloses the missing path.
+            throw new GitSourceException("no such directory: " + pathOrUrl, null);
+        }
+        FileRepositoryBuilder builder = new FileRepositoryBuilder().findGitDir(local.toFile());
         if (builder.getGitDir() == null) {
             throw new GitSourceException("not a Git repository (or inside one): " + pathOrUrl, null);
         }

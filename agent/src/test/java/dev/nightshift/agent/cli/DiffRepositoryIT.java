@@ -344,6 +344,14 @@ class DiffRepositoryIT {
     }
 
     @Test
+    void aMissingPathInsideARepositoryIsNotTakenForTheRepository() throws Exception {
+        int code = run("diff", "--repo", origin.resolve("absent").toString(), "--to", "feature");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("no such directory: " + origin.resolve("absent"));
+    }
+
+    @Test
     void oldNewAndRepoAreMutuallyExclusive() {
         int code = run("diff", "--repo", origin.toString(), "--to", "feature", "--old", "../examples/multi", "--new", "../examples/multi");
 

@@ -3,7 +3,6 @@ package dev.nightshift.agent.cli;
 import java.io.PrintWriter;
 import java.util.List;
 
-import dev.nightshift.spec.diff.DiffReport;
 import dev.nightshift.spec.diff.PoolDecision;
 import dev.nightshift.spec.diff.Reason;
 
@@ -13,25 +12,42 @@ final class DiffTable {
     private DiffTable() {
     }
 
-    static void print(DiffReport report, List<SideError> errors, PrintWriter out) {
-        if (!errors.isEmpty()) {
+    static void print(DiffReview review, PrintWriter out) {
+        if (!review.errors().isEmpty()) {
             out.println("The specs are invalid; nothing was compared:");
-            for (SideError e : errors) {
+            for (SideError e : review.errors()) {
                 out.println("  " + e.side() + ": " + e.error());
             }
             return;
         }
-        int clusterWidth = Math.max(7, report.pools().stream().mapToInt(d -> d.cluster().length()).max().orElse(0));
-        int poolWidth = Math.max(4, report.pools().stream().mapToInt(d -> d.pool().length()).max().orElse(0));
-        String row = "%-" + clusterWidth + "s  %-" + poolWidth + "s  %-15s  %s%n";
-        out.printf(row, "CLUSTER", "POOL", "ACTION", "REASONS");
-        for (PoolDecision d : report.pools()) {
+        review.revisions().ifPresent(r -> out.println("Compared " + r.from()
+                + r.mergeBaseWith().map(b -> " (merge-base with " + b + ")").orElse("") + " with " + r.to() + "."));
+        List<DiffReview.PoolReview> pools = review.pools();
+        int clusterWidth = Math.max(7, pools.stream().mapToInt(p -> p.decision().cluster().length()).max().orElse(0));
+        int poolWidth = Math.max(4, pools.stream().mapToInt(p -> p.decision().pool().length()).max().orElse(0));
+        int nodesWidth = Math.max(5, pools.stream().mapToInt(p -> nodes(p.impact()).length()).max().orElse(0));
+        String row = "%-" + clusterWidth + "s  %-" + poolWidth + "s  %-15s  %-" + nodesWidth + "s  %s%n";
+        out.printf(row, "CLUSTER", "POOL", "ACTION", "NODES", "REASONS");
+        for (DiffReview.PoolReview p : pools) {
+            PoolDecision d = p.decision();
             List<Reason> reasons = d.reasons();
-            out.printf(row, d.cluster(), d.pool(), d.action(), reasons.isEmpty() ? "-" : describe(reasons.get(0)));
+            out.printf(row, d.cluster(), d.pool(), d.action(), nodes(p.impact()), reasons.isEmpty() ? "-" : describe(reasons.get(0)));
             for (int i = 1; i < reasons.size(); i++) {
-                out.printf(row, "", "", "", describe(reasons.get(i)));
+                out.printf(row, "", "", "", "", describe(reasons.get(i)));
             }
         }
+        if (pools.stream().anyMatch(p -> p.impact().source() == PoolImpact.Source.SPEC && p.impact().kind() != PoolImpact.Kind.NONE)) {
+            out.println("Node counts are the spec's minimum–maximum: give --kubeconfig to count the nodes in the cluster.");
+        }
+    }
+
+    /** {@code 3/4 replaced} (of the pool's nodes in the cluster), {@code 2–6 replaced} (the spec's range), or {@code -}. */
+    private static String nodes(PoolImpact impact) {
+        if (impact.kind() == PoolImpact.Kind.NONE) {
+            return "-";
+        }
+        String count = impact.poolNodes().map(total -> impact.nodes() + "/" + total).orElse(impact.count());
+        return count + " " + impact.kind().words();
     }
 
     private static String describe(Reason r) {

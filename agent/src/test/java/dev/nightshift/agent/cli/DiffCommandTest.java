@@ -135,7 +135,7 @@ class DiffCommandTest {
         assertThat(code).isZero();
         assertThat(out.toString())
                 .contains("CLUSTER", "POOL", "ACTION", "REASONS")
-                .containsPattern("demo\\s+cpu-worker\\s+ROLL\\s+\\[roll\\] spec.machine.image.version: 1631.0.0 -> 1632.0.0")
+                .containsPattern("demo\\s+cpu-worker\\s+ROLL\\s+3–6 replaced\\s+\\[roll\\] spec.machine.image.version: 1631.0.0 -> 1632.0.0")
                 .contains("[propagate] spec.labels.tier: (unset) -> frontend");
     }
 

@@ -94,6 +94,41 @@ class JarIT {
     }
 
     @Test
+    void diffOfTwoCommitsRunsFromTheJar(@org.junit.jupiter.api.io.TempDir Path repo) throws Exception {
+        git(repo, "init", "-q", "-b", "main");
+        copy(EXAMPLES.resolve("multi"), repo.resolve("specs"));
+        git(repo, "add", "-A");
+        git(repo, "-c", "user.email=test@nightshift.dev", "-c", "user.name=test", "commit", "-q", "-m", "multi");
+        copy(EXAMPLES.resolve("multi-next"), repo.resolve("specs"));
+        git(repo, "add", "-A");
+        git(repo, "-c", "user.email=test@nightshift.dev", "-c", "user.name=test", "commit", "-q", "-m", "multi-next");
+
+        Result r = runJar("diff", "--repo", repo.toString(), "--from", "HEAD~1", "--to", "HEAD", "--path", "specs", "--output", "markdown");
+
+        assertThat(r.exitCode()).as(r.stderr()).isZero();
+        assertThat(r.stdout()).startsWith("<!-- nightshift-diff -->").contains("**cpu-worker** · ROLL · 3–6 nodes replaced");
+    }
+
+    private static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = java.nio.file.Files.walk(from)) {
+            for (Path f : files.filter(java.nio.file.Files::isRegularFile).toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                java.nio.file.Files.createDirectories(target.getParent());
+                java.nio.file.Files.copy(f, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    private static void git(Path dir, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("git"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
+    }
+
+    @Test
     void simulateRunsFromTheJar() throws Exception {
         Result r = runJar("simulate", "--spec", EXAMPLES.resolve("multi").toString(), "--pool", "cpu-worker", "--nodes", "3",
                 "--output", "json");

@@ -1,0 +1,52 @@
+package dev.nightshift.agent.cli;
+
+import java.util.List;
+import java.util.Optional;
+
+import dev.nightshift.spec.diff.PoolDecision;
+
+/**
+ * What {@code nightshift diff} compared and found, as its three writers ({@link DiffTable},
+ * {@link DiffJson}, {@link DiffMarkdown}) print it: one {@link PoolReview} per pool, and the load
+ * errors of either side (then no pool was compared).
+ *
+ * @param revisions what was compared, when two commits of a repository were
+ */
+record DiffReview(Optional<Revisions> revisions, List<PoolReview> pools, List<SideError> errors) {
+
+    DiffReview {
+        pools = List.copyOf(pools);
+        errors = List.copyOf(errors);
+    }
+
+    boolean anyRejected() {
+        return pools.stream().anyMatch(p -> p.decision().rejected());
+    }
+
+    /** Pools then need their cluster's name beside their own to be told apart. */
+    boolean severalClusters() {
+        return pools.stream().map(p -> p.decision().cluster()).distinct().count() > 1;
+    }
+
+    String name(PoolReview pool) {
+        return severalClusters() ? pool.decision().cluster() + "/" + pool.decision().pool() : pool.decision().pool();
+    }
+
+    /**
+     * One pool: its decision and the nodes that decision touches. Everything a writer shows for a
+     * pool is here, so a new per-pool figure is one more component and one more line per writer.
+     */
+    record PoolReview(PoolDecision decision, PoolImpact impact) {
+    }
+
+    /**
+     * The two commits compared.
+     *
+     * @param repository    the path or URL as given
+     * @param from          the commit of the old side
+     * @param to            the commit of the new side
+     * @param mergeBaseWith when {@code from} was not given: the default branch's ref, whose merge-base with {@code to} it is
+     */
+    record Revisions(String repository, String from, String to, Optional<String> mergeBaseWith) {
+    }
+}

@@ -3,6 +3,7 @@ package dev.nightshift.agent.git;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.Provider;
@@ -41,6 +42,8 @@ final class GpgSignatures implements SignatureCheck {
     /** Not registered with {@code java.security.Security}: nothing JVM-wide changes. */
     private static final Provider BOUNCY_CASTLE = new BouncyCastleProvider();
 
+    private static final String ARMOR_BEGIN = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
+
     private final Path publicKeys;
     private final Set<String> fingerprints;
 
@@ -62,9 +65,31 @@ final class GpgSignatures implements SignatureCheck {
         }
     }
 
+    /** Every key of the file: binary, or one or more armored blocks one after the other ({@code cat a.asc b.asc}). */
     private PGPPublicKeyRingCollection keys() {
-        try (InputStream in = PGPUtil.getDecoderStream(Files.newInputStream(publicKeys))) {
-            return new PGPPublicKeyRingCollection(in, new JcaKeyFingerprintCalculator());
+        try {
+            byte[] bytes = Files.readAllBytes(publicKeys);
+            String text = new String(bytes, StandardCharsets.ISO_8859_1);
+            List<byte[]> blocks = new ArrayList<>();
+            if (text.contains(ARMOR_BEGIN)) {
+                for (String block : text.split("(?=" + ARMOR_BEGIN + ")")) {
+                    if (block.startsWith(ARMOR_BEGIN)) {
+                        blocks.add(block.getBytes(StandardCharsets.ISO_8859_1));
+                    }
+                }
+            } else {
+                blocks.add(bytes);
+            }
+            PGPPublicKeyRingCollection all = new PGPPublicKeyRingCollection(List.of());
+            for (byte[] block : blocks) {
+                try (InputStream in = PGPUtil.getDecoderStream(new ByteArrayInputStream(block))) {
+                    for (Iterator<PGPPublicKeyRing> rings = new PGPPublicKeyRingCollection(in, new JcaKeyFingerprintCalculator())
+                            .getKeyRings(); rings.hasNext(); ) {
+                        all = PGPPublicKeyRingCollection.addPublicKeyRing(all, rings.next());
+                    }
+                }
+            }
+            return all;
         } catch (IOException | PGPException | RuntimeException e) {
             throw new IllegalArgumentException("git.verify.publicKeysFile " + publicKeys + " cannot be read as OpenPGP public keys"
                     + " (gpg --armor --export KEY): " + e.getMessage(), e);

@@ -44,17 +44,29 @@ public record AgentConfig(
      * @param path         the spec directory inside the repository
      * @param timeout      how long a poll waits for the Git server to connect or to send anything
      * @param caFile       for HTTPS: PEM CA certificates trusted instead of the JDK's default CAs
+     * @param verify       {@code git.verify}: only commits signed by an allowed key are applied; empty: any commit
      */
     public record Git(Optional<URI> url, String ref, String path, Duration pollInterval, Duration timeout,
-                      Optional<Path> caFile, Auth auth) {
+                      Optional<Path> caFile, Auth auth, Optional<dev.nightshift.agent.git.CommitVerification> verify) {
 
         public static final Git DEFAULT = new Git(Optional.empty(), "main", "", Duration.ofSeconds(60),
                 GitSourceConfig.DEFAULT_TIMEOUT, Optional.empty(), Auth.NONE);
 
+        /** Without {@code git.verify}. */
+        public Git(Optional<URI> url, String ref, String path, Duration pollInterval, Duration timeout, Optional<Path> caFile,
+                   Auth auth) {
+            this(url, ref, path, pollInterval, timeout, caFile, auth, Optional.empty());
+        }
+
         /** With the flags' values where they are given. */
         Git with(Overrides o) {
             return new Git(o.gitUrl().or(this::url), o.gitRef().orElse(ref), o.gitPath().orElse(path),
-                    o.pollInterval().orElse(pollInterval), timeout, o.gitCaFile().or(this::caFile), auth);
+                    o.pollInterval().orElse(pollInterval), timeout, o.gitCaFile().or(this::caFile), auth, verify);
+        }
+
+        /** Only commits {@code verification} allows are applied. */
+        public Git verified(dev.nightshift.agent.git.CommitVerification verification) {
+            return new Git(url, ref, path, pollInterval, timeout, caFile, auth, Optional.of(verification));
         }
     }
 
@@ -343,6 +355,11 @@ public record AgentConfig(
     public AgentConfig with(Overrides o) {
         return new AgentConfig(git.with(o), o.cluster().or(this::cluster), o.httpPort().map(Http::new).orElse(http), webhook,
                 o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates);
+    }
+
+    /** Another {@code git:} group. */
+    public AgentConfig with(Git source) {
+        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates);
     }
 
     public AgentConfig with(Webhook hook) {

@@ -24,6 +24,7 @@ import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
 
+import dev.nightshift.agent.git.CommitVerification;
 import dev.nightshift.spec.model.DurationText;
 
 /**
@@ -71,6 +72,7 @@ public final class AgentConfigLoader {
         Map<String, Node> top = r.mapping(root, "");
         Map<String, Node> git = r.section(top, "git");
         Map<String, Node> auth = r.section(git, "git.auth");
+        Map<String, Node> verify = r.section(git, "git.verify");
         Map<String, Node> http = r.section(top, "http");
         Map<String, Node> webhook = r.section(top, "webhook");
         Map<String, Node> election = r.section(top, "leaderElection");
@@ -84,6 +86,10 @@ public final class AgentConfigLoader {
         AgentConfig.LeaderElection leader = leaderElection(r, election, d.leaderElection());
         AgentConfig.Validation checks = validation(r, validation, d.validation());
         AgentConfig.Git source = git(r, git, auth, d.git());
+        Optional<CommitVerification> verification = verify(r, git, verify);
+        if (verification.isPresent()) {
+            source = source.verified(verification.get());
+        }
         Optional<String> cluster = r.string(top, "cluster");
         AgentConfig.Http port = r.string(http, "http.port").flatMap(v -> r.port(http.get("port"), "http.port", v))
                 .map(AgentConfig.Http::new).orElse(d.http());
@@ -103,7 +109,8 @@ public final class AgentConfigLoader {
         r.only(job, "nodeUpdates.job", Set.of("namespace", "image", "command", "serviceAccount", "activeDeadline"));
         r.only(election, "leaderElection", Set.of("enabled", "leaseName", "leaseDuration"));
         r.only(validation, "validation", Set.of("consecutive", "interval"));
-        r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "timeout", "caFile", "auth"));
+        r.only(git, "git", Set.of("url", "ref", "path", "pollInterval", "timeout", "caFile", "auth", "verify"));
+        r.only(verify, "git.verify", Set.of("mode", "allowedSignersFile", "publicKeysFile", "fingerprints", "allowRewind"));
         r.only(auth, "git.auth", Set.of("user", "tokenFile", "tokenEnv", "sshKeyFile", "knownHostsFile"));
         r.only(http, "http", Set.of("port"));
         r.only(webhook, "webhook", Set.of("secretFile", "secretEnv"));
@@ -135,6 +142,62 @@ public final class AgentConfigLoader {
         Duration timeout = r.string(git, "git.timeout").flatMap(v -> r.duration(git.get("timeout"), "git.timeout", v))
                 .orElse(d.timeout());
         return new AgentConfig.Git(url, ref, path, pollInterval, timeout, caFile, credentials);
+    }
+
+    /**
+     * {@code git.verify:}: {@code mode: ssh} with {@code allowedSignersFile}, or {@code mode: gpg} with
+     * {@code publicKeysFile} and {@code fingerprints}; {@code allowRewind} false unless said. Empty
+     * without the section, or when it has errors (then they are reported).
+     */
+    private static Optional<CommitVerification> verify(Reader r, Map<String, Node> git, Map<String, Node> verify) {
+        Node section = git.get("verify");
+        if (section == null) {
+            return Optional.empty();
+        }
+        int before = r.errors.size();
+        Optional<String> mode = r.string(verify, "git.verify.mode");
+        Optional<Path> signers = r.string(verify, "git.verify.allowedSignersFile").map(Path::of);
+        Optional<Path> keys = r.string(verify, "git.verify.publicKeysFile").map(Path::of);
+        Optional<List<String>> fingerprints = r.strings(verify, "git.verify.fingerprints");
+        boolean allowRewind = r.string(verify, "git.verify.allowRewind")
+                .map(v -> r.bool(verify.get("allowRewind"), "git.verify.allowRewind", v)).orElse(false);
+        if (mode.isEmpty()) {
+            r.error(section, "git.verify.mode", "is required: ssh (with allowedSignersFile) or gpg (with publicKeysFile and"
+                    + " fingerprints)");
+        } else if (mode.get().equals("ssh")) {
+            if (signers.isEmpty()) {
+                r.error(verify.get("mode"), "git.verify.allowedSignersFile", "is required with mode ssh: the allowed signers"
+                        + " file, in the format of git's gpg.ssh.allowedSignersFile");
+            }
+            for (String gpgOnly : List.of("publicKeysFile", "fingerprints")) {
+                if (verify.containsKey(gpgOnly)) {
+                    r.error(verify.get(gpgOnly), "git.verify." + gpgOnly, "is only for mode gpg");
+                }
+            }
+        } else if (mode.get().equals("gpg")) {
+            if (keys.isEmpty()) {
+                r.error(verify.get("mode"), "git.verify.publicKeysFile", "is required with mode gpg: the allowed OpenPGP"
+                        + " public keys (gpg --armor --export KEY)");
+            }
+            if (fingerprints.isEmpty() || fingerprints.get().isEmpty()) {
+                r.error(verify.getOrDefault("fingerprints", verify.get("mode")), "git.verify.fingerprints",
+                        "is required with mode gpg: the fingerprints of the keys allowed to sign, such as"
+                                + " [\"0123456789ABCDEF0123456789ABCDEF01234567\"]");
+            }
+            fingerprints.orElse(List.of()).stream().filter(f -> !CommitVerification.isFingerprint(f)).forEach(f -> r.error(
+                    verify.get("fingerprints"), "git.verify.fingerprints",
+                    "must be OpenPGP fingerprints (40 or 64 hex digits, as gpg --fingerprint prints them), got \"" + f + "\""));
+            if (verify.containsKey("allowedSignersFile")) {
+                r.error(verify.get("allowedSignersFile"), "git.verify.allowedSignersFile", "is only for mode ssh");
+            }
+        } else {
+            r.error(verify.get("mode"), "git.verify.mode", "must be ssh or gpg, got \"" + mode.get() + "\"");
+        }
+        if (r.errors.size() > before) {
+            return Optional.empty();
+        }
+        return Optional.of(new CommitVerification(mode.get().equals("ssh") ? CommitVerification.Mode.SSH : CommitVerification.Mode.GPG,
+                signers, keys, fingerprints.orElse(List.of()), allowRewind));
     }
 
     /** {@code leaderElection:}; the identity is never read from the file (it is the pod's name). */

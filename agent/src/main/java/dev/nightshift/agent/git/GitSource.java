@@ -50,6 +50,8 @@ public final class GitSource implements AutoCloseable {
     private final Repository local;
     private final Optional<SshdSessionFactory> ssh;
     private final VerifyingHttpConnectionFactory http;
+    /** With {@code git.verify}: each commit's own signature is judged before its specs are read. */
+    private final Optional<SignatureCheck> signatures;
     private String remoteRef;
 
     /** @throws IllegalArgumentException when the configured CA file is missing or not PEM; the message names it */
@@ -57,6 +59,8 @@ public final class GitSource implements AutoCloseable {
         this.config = config;
         // First, so that a bad CA file fails before anything is created on disk.
         this.http = new VerifyingHttpConnectionFactory(config.caFile().map(CaFile::trustManagers));
+        // Also before: a missing allowed signers file or a fingerprint not among the keys fails at start.
+        this.signatures = config.verify().map(SignatureCheck::of);
         Path repo = config.cacheDir().resolve("repo.git");
         Files.createDirectories(repo);
         this.local = new FileRepositoryBuilder().setGitDir(repo.toFile()).setBare().build();
@@ -140,6 +144,59 @@ public final class GitSource implements AutoCloseable {
         }
     }
 
+    /**
+     * What {@code git.verify} says of {@code commit} (fetched first unless the local copy has it),
+     * before anything of it is read; empty without {@code git.verify}. The commit's own signature is
+     * judged (with a tag as ref, the commit the tag points to: the tag's signature is not enough),
+     * then whether it descends from {@code inForce}.
+     *
+     * @param inForce the commit whose specs are in force, if any is known
+     */
+    public Optional<CommitCheck> verify(String commit, Optional<String> inForce) throws GitSourceException {
+        if (signatures.isEmpty()) {
+            return Optional.empty();
+        }
+        CommitVerification verification = config.verify().orElseThrow();
+        ObjectId id = ObjectId.fromString(commit);
+        if (!has(id)) {
+            fetch(id);
+        }
+        try (RevWalk walk = new RevWalk(local)) {
+            RevCommit head = walk.parseCommit(id);
+            SignatureVerdict verdict = signatures.get().check(local, head);
+            if (!verdict.trusted()) {
+                return Optional.of(new CommitCheck(commit, verification.mode(), false, verdict.detail(), Optional.empty()));
+            }
+            Optional<String> rewound = Optional.empty();
+            if (inForce.isPresent() && !inForce.get().equals(commit) && !descends(walk, head, inForce.get())) {
+                rewound = inForce;
+            }
+            if (rewound.isPresent() && !verification.allowRewind()) {
+                return Optional.of(new CommitCheck(commit, verification.mode(), false, "it does not descend from commit "
+                        + rewound.get() + ", which is in force (a rewind: an older spec may be replayed); signed by "
+                        + verdict.detail() + ". Push a commit on top of the one in force, or set git.verify.allowRewind: true",
+                        rewound));
+            }
+            return Optional.of(new CommitCheck(commit, verification.mode(), true, verdict.detail(), rewound));
+        } catch (IOException e) {
+            throw new GitSourceException("cannot read commit " + commit + " of " + config.describe() + ": " + reason(e), e);
+        }
+    }
+
+    /**
+     * Whether {@code ancestor} is {@code head} or one of its ancestors. The branch is fetched in full
+     * with {@code git.verify}, so an ancestor not held locally is not an ancestor.
+     */
+    private static boolean descends(RevWalk walk, RevCommit head, String ancestor) throws IOException {
+        RevCommit base;
+        try {
+            base = walk.parseCommit(ObjectId.fromString(ancestor));
+        } catch (MissingObjectException e) {
+            return false;
+        }
+        return walk.isMergedInto(base, head);
+    }
+
     private boolean has(ObjectId id) {
         try (RevWalk walk = new RevWalk(local)) {
             walk.parseCommit(id);
@@ -158,12 +215,18 @@ public final class GitSource implements AutoCloseable {
                 authenticated(git.fetch().setRemote(config.url().toString()).setRefSpecs(
                         new RefSpec("+refs/heads/*:refs/nightshift/heads/*"), new RefSpec("+refs/tags/*:refs/nightshift/tags/*")))
                         .call();
+            } else if (signatures.isPresent()) {
+                // The whole history: whether a head descends from the commit in force (git.verify) is read from it.
+                // A cache fetched shallow before git.verify was set is deepened first.
+                authenticated(git.fetch().setRemote(config.url().toString())
+                        .setRefSpecs(new RefSpec("+" + remoteRef + ":" + LOCAL_REF))
+                        .setUnshallow(!local.getObjectDatabase().getShallowCommits().isEmpty())).call();
             } else {
                 // Forced, so that a force-push or a rewind of the branch is followed.
                 authenticated(git.fetch().setRemote(config.url().toString())
                         .setRefSpecs(new RefSpec("+" + remoteRef + ":" + LOCAL_REF)).setDepth(1)).call();
             }
-        } catch (GitAPIException | RuntimeException e) {
+        } catch (GitAPIException | IOException | RuntimeException e) {
             throw new GitSourceException("cannot fetch " + config.describe() + ": " + reason(e), e);
         }
         if (!has(id)) {

@@ -18,9 +18,10 @@ import java.util.regex.Pattern;
  * @param timeout     how long a poll waits for the server to connect or to send anything before it fails
  *                    (whole seconds); without one, a server that stops answering holds the poll, and every
  *                    later one, forever
+ * @param verify      which commits may be applied ({@code git.verify}); empty: every commit with valid specs
  */
 public record GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir,
-                              Optional<Path> caFile, Duration timeout) {
+                              Optional<Path> caFile, Duration timeout, Optional<CommitVerification> verify) {
 
     /** A minute of silence: long for a Git server, short against the poll interval's purpose. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -47,6 +48,17 @@ public record GitSourceConfig(URI url, String ref, String path, GitCredentials c
             throw new IllegalArgumentException("a CA file (" + caFile.get() + ") is only for https:// repositories, got "
                     + redacted(url) + (scheme.equals("ssh") ? "; SSH host keys are checked against knownHostsFile" : ""));
         }
+    }
+
+    /** A source that applies every commit with valid specs. */
+    public GitSourceConfig(URI url, String ref, String path, GitCredentials credentials, Path cacheDir, Optional<Path> caFile,
+                           Duration timeout) {
+        this(url, ref, path, credentials, cacheDir, caFile, timeout, Optional.empty());
+    }
+
+    /** The same source, applying only the commits {@code verification} allows. */
+    public GitSourceConfig verified(CommitVerification verification) {
+        return new GitSourceConfig(url, ref, path, credentials, cacheDir, caFile, timeout, Optional.of(verification));
     }
 
     /** A source with the default timeout. */

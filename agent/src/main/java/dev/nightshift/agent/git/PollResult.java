@@ -8,6 +8,8 @@ public enum PollResult {
     NEW_SPEC,
     /** A new commit with invalid specs was reported and not handed on. */
     INVALID_SPEC,
+    /** A new commit that git.verify refused (signature missing, bad or not allowed, or a rewind) was reported and not handed on. */
+    UNVERIFIED,
     /** The repository could not be reached or read. */
     FAILED
 }

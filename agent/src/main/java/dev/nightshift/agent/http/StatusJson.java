@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.nightshift.agent.git.CommitCheck;
 import dev.nightshift.agent.kube.PoolTargetJson;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.window.WindowState;
@@ -40,6 +41,13 @@ public final class StatusJson {
      */
     public static String write(Optional<String> revision, Optional<String> latest, List<SpecError> specErrors,
                                Optional<ReconcileReport> report, Optional<String> lastPollError, Leadership leadership) {
+        return write(revision, latest, specErrors, report, lastPollError, leadership, Optional.empty());
+    }
+
+    /** @param verification what {@code git.verify} said of the newest commit; empty without {@code git.verify} */
+    public static String write(Optional<String> revision, Optional<String> latest, List<SpecError> specErrors,
+                               Optional<ReconcileReport> report, Optional<String> lastPollError, Leadership leadership,
+                               Optional<CommitCheck> verification) {
         ObjectNode root = JSON.createObjectNode();
         ObjectNode election = root.putObject("leaderElection");
         election.put("enabled", leadership.elected());
@@ -54,6 +62,7 @@ public final class StatusJson {
         for (SpecError e : specErrors) {
             SpecErrorJson.put(errors.addObject(), e);
         }
+        verification(root, verification);
         ArrayNode rejected = root.putArray("rejectedChanges");
         report.ifPresent(r -> r.rejected().forEach(rejected::add));
         ArrayNode notices = root.putArray("notices");
@@ -69,6 +78,22 @@ public final class StatusJson {
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
         return root.toPrettyString();
+    }
+
+    /** {@code commitVerification}: null without {@code git.verify}. */
+    private static void verification(ObjectNode root, Optional<CommitCheck> check) {
+        if (check.isEmpty()) {
+            root.putNull("commitVerification");
+            return;
+        }
+        CommitCheck c = check.get();
+        ObjectNode o = root.putObject("commitVerification");
+        o.put("mode", c.mode().label());
+        o.put("commit", c.commit());
+        o.put("verified", c.verified());
+        o.put(c.verified() ? "signer" : "reason", c.detail());
+        o.put("rewoundFrom", c.rewoundFrom().orElse(null));
+        c.rewindNotice().ifPresent(n -> o.put("notice", n));
     }
 
     private static void window(ObjectNode o, WindowState w) {

@@ -53,7 +53,9 @@ public final class EventRecorder {
         /** A node's in-place update or kubelet restart failed (the updater's message); the pool stops there. */
         NodeUpdateFailed("Warning"),
         /** A commit's specs are invalid; the last good spec stays in force. */
-        InvalidSpec("Warning");
+        InvalidSpec("Warning"),
+        /** git.verify refused a commit (signature missing, bad or not allowed, or a rewind); the last good spec stays in force. */
+        UnverifiedCommit("Warning");
 
         private final String type;
 

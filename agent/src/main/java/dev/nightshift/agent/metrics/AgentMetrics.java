@@ -60,6 +60,7 @@ public final class AgentMetrics implements AutoCloseable {
     private final MultiGauge revisionInfo;
     private final AtomicLong specValid = new AtomicLong(1);
     private final AtomicLong specErrors = new AtomicLong();
+    private final AtomicLong headVerified = new AtomicLong(1);
 
     private final AtomicLong leading = new AtomicLong();
     /** Guards the pool series against a change of leadership between a report's check and its registration. */
@@ -112,6 +113,9 @@ public final class AgentMetrics implements AutoCloseable {
                 .description("1 when the newest commit's specs loaded and validated, 0 when it was refused").register(registry);
         Gauge.builder("nightshift.spec.errors", specErrors, AtomicLong::get)
                 .description("Errors in the newest commit's specs; 0 when it is valid").register(registry);
+        Gauge.builder("nightshift.git.head.verified", headVerified, AtomicLong::get)
+                .description("0 while git.verify refuses the newest commit (signature missing, bad or not allowed, or a rewind);"
+                        + " 1 when it passed, or without git.verify").register(registry);
 
         Gauge.builder("nightshift.window.open", window, w -> flag(w.get().map(WindowState::open)))
                 .description("1 inside a maintenance window (or when none is configured) and outside exclusions").register(registry);
@@ -199,6 +203,11 @@ public final class AgentMetrics implements AutoCloseable {
     public void specLoaded(int errors) {
         specValid.set(errors == 0 ? 1 : 0);
         specErrors.set(errors);
+    }
+
+    /** Whether git.verify passed the newest commit (always, without git.verify). */
+    public void headVerified(boolean verified) {
+        headVerified.set(verified ? 1 : 0);
     }
 
     /** The commit the agent acts on changed. */

@@ -6,8 +6,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -15,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.git.CommitCheck;
 import dev.nightshift.agent.git.GitCredentials;
 import dev.nightshift.agent.git.GitSource;
 import dev.nightshift.agent.git.GitSourceConfig;
@@ -34,6 +37,7 @@ import dev.nightshift.agent.kube.ApiServerProbe;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.kube.Evictor;
+import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.metrics.AgentMetrics;
 import dev.nightshift.agent.metrics.ApiErrorInterceptor;
@@ -46,12 +50,14 @@ import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.reconcile.Reconciler;
 import dev.nightshift.agent.schedule.AgentScheduler;
 import dev.nightshift.agent.window.MaintenanceCalendar;
+import dev.nightshift.spec.diff.CommitAcceptance;
 import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.Maintenance;
 import dev.nightshift.strategies.NodeUpdates;
 import dev.nightshift.strategies.RolloutPlanner;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
@@ -133,7 +139,9 @@ public final class Agent implements AutoCloseable {
                         .orElse("the machine provider updates nodes"));
         AgentConfig.Git git = config.git();
         source = new GitSource(new GitSourceConfig(git.url().orElseThrow(() -> new IllegalArgumentException("no repository URL")),
-                git.ref(), git.path(), credentials(git.auth()), config.cacheDir(), git.caFile(), git.timeout()));
+                git.ref(), git.path(), credentials(git.auth()), config.cacheDir(), git.caFile(), git.timeout(), git.verify()));
+        git.verify().ifPresent(v -> LOG.info("git.verify: only commits with {} signatures by an allowed key are applied; rewinds {}",
+                v.mode().label(), v.allowRewind() ? "are applied and reported (allowRewind)" : "are refused"));
         ApiErrorInterceptor apiErrors = new ApiErrorInterceptor(metrics);
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
                 .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors))
@@ -159,6 +167,7 @@ public final class Agent implements AutoCloseable {
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
             @Override
             public void onSpec(SpecRevision revision) {
+                metrics.headVerified(true);
                 metrics.specLoaded(0);
                 latestCommit.set(revision.commit());
                 lastPollError.set(null);
@@ -168,6 +177,7 @@ public final class Agent implements AutoCloseable {
 
             @Override
             public void onInvalidSpec(String commit, List<SpecError> errors) {
+                metrics.headVerified(true);
                 metrics.specLoaded(errors.size());
                 latestCommit.set(commit);
                 lastPollError.set(null);
@@ -178,10 +188,21 @@ public final class Agent implements AutoCloseable {
             }
 
             @Override
+            public void onUnverifiedCommit(CommitCheck check) {
+                metrics.headVerified(false);
+                latestCommit.set(check.commit());
+                lastPollError.set(check.refusal());
+                if (reconciler.leading() && !config.dryRun()) {
+                    events.record(NAMESPACE, EventRecorder.Regarding.namespace(NAMESPACE), EventRecorder.Reason.UnverifiedCommit,
+                            check.refusal());
+                }
+            }
+
+            @Override
             public void onPollFailed(GitSourceException error) {
                 lastPollError.set(error.getMessage());
             }
-        }, clock);
+        }, clock, git.verify().isPresent() ? this::recordedCommit : Optional::empty);
         scheduler = new AgentScheduler(clock, new Random());
         http = new AgentHttpServer(new InetSocketAddress(config.http().port()));
         http.handle("/healthz", new TextHandler(() -> new TextHandler.Response(200, "text/plain", "ok\n")));
@@ -255,6 +276,25 @@ public final class Agent implements AutoCloseable {
                 + String.join("; ", errors.stream().limit(5).map(SpecError::toString).toList())
                 + (errors.size() > 5 ? " (and " + (errors.size() - 5) + " more)" : "");
         events.record(NAMESPACE, EventRecorder.Regarding.namespace(NAMESPACE), EventRecorder.Reason.InvalidSpec, message);
+    }
+
+    /**
+     * The commit most pools' status records say they accepted: what is in force for an agent that
+     * has loaded nothing yet (after a restart), so that git.verify refuses a rewind then too. Empty
+     * when there are no records or they cannot be read (then only the signature is judged).
+     */
+    private Optional<String> recordedCommit() {
+        try {
+            Map<String, String> byPool = new TreeMap<>();
+            for (ConfigMap map : client.configMaps().inNamespace(NAMESPACE).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
+                PoolStatusRecords.accepted(map).ifPresent(a -> byPool.put(map.getMetadata().getName(), a.commit()));
+            }
+            return CommitAcceptance.majority(byPool);
+        } catch (RuntimeException e) {
+            LOG.warn("cannot read the commit in force from the pool records; a rewind is judged against the commits this agent"
+                    + " applies from now on: {}", e.getMessage());
+            return Optional.empty();
+        }
     }
 
     private void wakeAtWindows(SpecRevision revision) {
@@ -342,7 +382,7 @@ public final class Agent implements AutoCloseable {
                 Optional.ofNullable(latestCommit.get()), poller == null ? List.of() : poller.currentErrors(),
                 Optional.ofNullable(lastReport.get()), Optional.ofNullable(lastPollError.get()),
                 new StatusJson.Leadership(config.leaderElection().enabled(), leading(), config.leaderElection().identity(),
-                        Optional.ofNullable(currentLeader.get())));
+                        Optional.ofNullable(currentLeader.get())), poller == null ? Optional.empty() : poller.lastCheck());
     }
 
     public int httpPort() {

@@ -10,6 +10,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import dev.nightshift.agent.git.CommitVerification;
 import dev.nightshift.agent.nodeupdate.JobSettings;
 
 class AgentConfigLoaderTest {
@@ -425,5 +426,75 @@ class AgentConfigLoaderTest {
                 "agent.yaml:1:47: leaderElection.leaseDuration: must be at least 2s",
                 "agent.yaml:1:51: leaderElection.term: unknown field",
                 "agent.yaml:2:27: validation.consecutive: must be a whole number from 1, got \"0\"");
+    }
+
+    @Test
+    void sshCommitVerificationIsReadWithRewindsRefusedByDefault() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/c.git
+                  verify: {mode: ssh, allowedSignersFile: /etc/nightshift/allowed_signers}
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().git().verify())
+                .contains(CommitVerification.ssh(Path.of("/etc/nightshift/allowed_signers")));
+        assertThat(r.config().orElseThrow().git().verify().orElseThrow().allowRewind()).isFalse();
+    }
+
+    @Test
+    void gpgCommitVerificationIsReadWithFingerprintsAsGpgPrintsThemAndAllowRewind() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/c.git
+                  verify:
+                    mode: gpg
+                    publicKeysFile: /etc/nightshift/keys.asc
+                    fingerprints: ["0123 4567 89AB CDEF 0123  4567 89ab cdef 0123 4567"]
+                    allowRewind: true
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().git().verify()).contains(CommitVerification.gpg(Path.of("/etc/nightshift/keys.asc"),
+                List.of("0123456789ABCDEF0123456789ABCDEF01234567")).allowRewind(true));
+    }
+
+    @Test
+    void withoutGitVerifyEveryCommitIsApplied() {
+        assertThat(loader.parse("agent.yaml", "git: {url: https://git.example.com/c.git}\n").config().orElseThrow().git().verify())
+                .isEmpty();
+    }
+
+    @Test
+    void badCommitVerificationSettingsAreRefusedWithTheirPlace() {
+        assertThat(loader.parse("agent.yaml", """
+                git:
+                  verify: {allowedSignersFile: /s}
+                """).errors()).containsExactly(
+                "agent.yaml:2:11: git.verify.mode: is required: ssh (with allowedSignersFile) or gpg (with publicKeysFile and"
+                        + " fingerprints)");
+        assertThat(loader.parse("agent.yaml", """
+                git:
+                  verify: {mode: x509}
+                """).errors()).containsExactly("agent.yaml:2:18: git.verify.mode: must be ssh or gpg, got \"x509\"");
+        assertThat(loader.parse("agent.yaml", """
+                git:
+                  verify: {mode: ssh, fingerprints: [AB], allowRewind: maybe, keyring: /k}
+                """).errors()).containsExactlyInAnyOrder(
+                "agent.yaml:2:56: git.verify.allowRewind: must be true or false, got \"maybe\"",
+                "agent.yaml:2:18: git.verify.allowedSignersFile: is required with mode ssh: the allowed signers file, in the"
+                        + " format of git's gpg.ssh.allowedSignersFile",
+                "agent.yaml:2:37: git.verify.fingerprints: is only for mode gpg",
+                "agent.yaml:2:63: git.verify.keyring: unknown field");
+        assertThat(loader.parse("agent.yaml", """
+                git:
+                  verify:
+                    mode: gpg
+                    fingerprints: [0123456789]
+                """).errors()).containsExactlyInAnyOrder(
+                "agent.yaml:3:11: git.verify.publicKeysFile: is required with mode gpg: the allowed OpenPGP public keys"
+                        + " (gpg --armor --export KEY)",
+                "agent.yaml:4:19: git.verify.fingerprints: must be OpenPGP fingerprints (40 or 64 hex digits, as gpg"
+                        + " --fingerprint prints them), got \"0123456789\"");
     }
 }

@@ -47,12 +47,54 @@ public final class GitWork {
         return head();
     }
 
+    /** Commits everything signed with {@code key} by {@code git commit -S}, and pushes; returns the new commit. */
+    public String signedCommitAndPush(String message, SigningKey key) throws IOException, InterruptedException {
+        git("add", "-A");
+        List<String> command = new ArrayList<>(List.of("-c", "user.email=test@nightshift.dev", "-c", "user.name=test"));
+        command.addAll(key.gitConfig());
+        command.addAll(List.of("commit", "-S", "-q", "-m", message));
+        git(command.toArray(String[]::new));
+        git("push", "-q", "origin", "main");
+        return head();
+    }
+
+    /**
+     * A commit of everything on top of {@code signed} that carries {@code signed}'s own signature, written
+     * with {@code git hash-object} as an attacker would (the signature is over different content), and
+     * pushed; returns it.
+     */
+    public String forgedCommitAndPush(String signed, String message) throws IOException, InterruptedException {
+        git("add", "-A");
+        String tree = git("write-tree").strip();
+        String raw = git("cat-file", "commit", signed);
+        String forged = raw.replaceFirst("(?m)^tree [0-9a-f]{40}$", "tree " + tree)
+                .replaceFirst("(?m)^parent [0-9a-f]{40}\n", "")
+                .replaceFirst("(?m)^(tree [0-9a-f]{40}\n)", "$1parent " + signed + "\n")
+                .replaceFirst("\n\n[^\n]*\n?$", "\n\n" + message + "\n");
+        Path file = Files.createTempFile("forged", ".commit");
+        Files.writeString(file, forged, StandardCharsets.UTF_8);
+        String commit = git("hash-object", "-w", "-t", "commit", file.toString()).strip();
+        Files.delete(file);
+        git("reset", "-q", "--hard", commit);
+        git("push", "-q", "origin", "main");
+        return commit;
+    }
+
+    /** Moves the annotated tag {@code name}, signed with {@code key}, to HEAD and force-pushes it. */
+    public void signedTagAndPush(String name, SigningKey key) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("-c", "user.email=test@nightshift.dev", "-c", "user.name=test"));
+        command.addAll(key.gitConfig());
+        command.addAll(List.of("tag", "-f", "-s", name, "-m", name));
+        git(command.toArray(String[]::new));
+        git("push", "-q", "--force", "origin", "refs/tags/" + name);
+    }
+
     public String head() throws IOException, InterruptedException {
         return git("rev-parse", "HEAD").strip();
     }
 
     /** Resets the branch to an older commit and force-pushes it. */
-    void forcePush(String commit) throws IOException, InterruptedException {
+    public void forcePush(String commit) throws IOException, InterruptedException {
         git("reset", "-q", "--hard", commit);
         git("push", "-q", "--force", "origin", "main");
     }
@@ -62,7 +104,7 @@ public final class GitWork {
         git("push", "-q", "origin", name);
     }
 
-    String git(String... args) throws IOException, InterruptedException {
+    public String git(String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("git"));
         command.addAll(List.of(args));
         return run(dir, command.toArray(String[]::new));

@@ -23,7 +23,7 @@ class MonitoringFilesTest {
     @Test
     void everyIssueAlertIsThere() throws Exception {
         assertThat(MonitoringFiles.alertExpressions()).extracting(MonitoringFiles.Expression::source).contains(
-                "alert NightshiftGitSyncFailing", "alert NightshiftSpecInvalid", "alert NightshiftRolloutStuck",
+                "alert NightshiftGitSyncFailing", "alert NightshiftSpecInvalid", "alert NightshiftCommitUnverified", "alert NightshiftRolloutStuck",
                 "alert NightshiftNodesOutdatedPastWindow", "alert NightshiftAgentDown");
     }
 

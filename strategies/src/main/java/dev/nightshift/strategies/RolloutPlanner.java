@@ -50,6 +50,11 @@ public final class RolloutPlanner {
         this.nodeUpdates = nodeUpdates;
     }
 
+    /** Whether this planner carries out node updates (in-place updates, kubelet restarts). */
+    public NodeUpdates nodeUpdates() {
+        return nodeUpdates;
+    }
+
     public Plan plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
         return planWithAccounts(desired, observed, now).plan();
     }

@@ -13,7 +13,10 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
+import dev.nightshift.agent.eta.PoolDurations;
+import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.run.Agent;
@@ -106,12 +109,17 @@ public final class PlanCommand implements Callable<Integer> {
             ObservedCluster observed = observer.observe(
                     new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools);
             Plan plan = new RolloutPlanner().plan(desired, observed, now);
+            // What is left, pool after pool in role order, with each pool's durations as its record keeps them.
+            Map<String, PoolDurations> history = new HashMap<>();
+            desired.pools().forEach(p -> history.put(p.name(), observer.statusRecord(Agent.NAMESPACE, p.name())
+                    .map(PoolStatusRecords::durations).orElse(PoolDurations.NONE)));
+            RolloutEta.Estimate estimate = new RolloutEta().remaining(desired, plan, history, now);
             Map<String, Optional<PoolTarget>> targets = new HashMap<>();
             for (ResolvedPool p : loaded.get().resolvedPools(c.name())) {
                 targets.put(p.name(), PlanView.target(observer.statusRecord(Agent.NAMESPACE, p.name()), p));
             }
             List<PlanView.PoolRow> rows = desired.pools().stream().map(p -> PlanView.row(p, plan.pool(p.name()).orElseThrow(), window,
-                    targets.getOrDefault(p.name(), Optional.empty()))).toList();
+                    targets.getOrDefault(p.name(), Optional.empty()), estimate)).toList();
             PrintWriter out = spec.commandLine().getOut();
             out.println(output == OutputFormat.json ? PlanView.json(c.name(), window, rows) : PlanView.text(rows));
             out.flush();

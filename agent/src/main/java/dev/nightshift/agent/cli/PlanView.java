@@ -1,6 +1,7 @@
 package dev.nightshift.agent.cli;
 
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +13,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.nightshift.agent.eta.EtaJson;
+import dev.nightshift.agent.eta.PoolEta;
+import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.PoolTargetJson;
 import dev.nightshift.agent.window.WindowState;
@@ -47,9 +51,21 @@ final class PlanView {
      * @param target  the pool's target if the agent took this spec; empty when the pool's record holds no accepted spec
      * @param steps   the next steps, by node, in plan order
      * @param blocked what holds the pool's update back
+     * @param eta     for a pool with outdated nodes, when they are expected to be done (the pools
+     *                before it in role order first), or why it is left out of the estimate
      */
     record PoolRow(String pool, String strategy, PoolPhase phase, PoolReport report, Optional<Instant> nextWindow, String window,
-                   Optional<PoolTarget> target, Map<String, List<String>> steps, List<String> blocked) {
+                   Optional<PoolTarget> target, Map<String, List<String>> steps, List<String> blocked, Eta eta) {
+    }
+
+    /** A row's estimate: the pool's ETA, or why it has none. */
+    record Eta(Optional<PoolEta> pool, Optional<String> leftOut, ZoneId zone) {
+        static final Eta NONE = new Eta(Optional.empty(), Optional.empty(), ZoneId.of("UTC"));
+
+        static Eta of(String pool, RolloutEta.Estimate estimate) {
+            return new Eta(estimate.pool(pool), estimate.leftOut().stream().filter(l -> l.pool().equals(pool))
+                    .map(RolloutEta.LeftOut::reason).findFirst(), estimate.zone());
+        }
     }
 
     /**
@@ -83,7 +99,7 @@ final class PlanView {
         return loaded.specs().cluster(spec.cluster()).map(c -> new ResolvedPool(c, spec));
     }
 
-    static PoolRow row(DesiredPool pool, PoolPlan plan, WindowState window, Optional<PoolTarget> target) {
+    static PoolRow row(DesiredPool pool, PoolPlan plan, WindowState window, Optional<PoolTarget> target, RolloutEta.Estimate estimate) {
         PoolReport r = plan.report();
         Map<String, List<String>> steps = new LinkedHashMap<>();
         for (Step s : plan.steps()) {
@@ -110,7 +126,8 @@ final class PlanView {
             blocked.add(r.progressReason());
         }
         return new PoolRow(pool.name(), pool.spec().pool().updateStrategy().toString(), r.phase(), r,
-                window.next().map(w -> w.open()), nextWindow(window), target, steps, blocked);
+                window.next().map(w -> w.open()), nextWindow(window), target, steps, blocked,
+                r.outdated() > 0 ? Eta.of(pool.name(), estimate) : Eta.NONE);
     }
 
     private static String name(Step s) {
@@ -142,6 +159,9 @@ final class PlanView {
                     : " (commit " + t.shortRevision() + ")").append(": ").append(t.summary(REASONS_SHOWN)).append('\n'));
             p.steps().forEach((node, steps) -> b.append("    next:     ").append(node).append(": ").append(String.join(", ", steps)).append('\n'));
             p.blocked().forEach(x -> b.append("    blocked:  ").append(x).append('\n'));
+            p.eta().pool().ifPresent(e -> b.append("    eta:      ").append(e.text(p.eta().zone()))
+                    .append(e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")).append('\n'));
+            p.eta().leftOut().ifPresent(x -> b.append("    eta:      none: ").append(x).append('\n'));
         }
         return b.toString().stripTrailing();
     }
@@ -201,6 +221,9 @@ final class PlanView {
             });
             ArrayNode blocked = o.putArray("blockedBy");
             p.blocked().forEach(blocked::add);
+            // As in /status: null for a pool without outdated nodes or left out of the estimate (etaLeftOut says why).
+            p.eta().pool().ifPresentOrElse(e -> EtaJson.put(o.putObject("eta"), e), () -> o.putNull("eta"));
+            p.eta().leftOut().ifPresent(x -> o.put("etaLeftOut", x));
         }
         return root.toPrettyString();
     }

@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.nightshift.agent.eta.EtaJson;
+import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.CommitCheck;
 import dev.nightshift.agent.kube.PoolTargetJson;
 import dev.nightshift.agent.reconcile.ReconcileReport;
@@ -74,7 +76,8 @@ public final class StatusJson {
         ArrayNode pools = root.putArray("pools");
         byName.forEach(p -> pool(pools.addObject(), p, report.get().overdue().getOrDefault(p.pool(), 0),
                 Optional.ofNullable(report.get().targets().get(p.pool())),
-                report.get().updateFailures().stream().filter(f -> p.pool().equals(f.pool())).toList()));
+                report.get().updateFailures().stream().filter(f -> p.pool().equals(f.pool())).toList(),
+                report.get().eta()));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
         return root.toPrettyString();
@@ -138,7 +141,7 @@ public final class StatusJson {
     }
 
     private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow, Optional<PoolTarget> target,
-                             List<ReconcileReport.UpdateFailure> updateFailures) {
+                             List<ReconcileReport.UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> estimate) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
         o.put("pendingAction", p.pendingAction().name());
@@ -176,5 +179,18 @@ public final class StatusJson {
         }
         // Why the pool's nodes change (kept, once carried out, until the next target): null before any commit was accepted.
         target.ifPresentOrElse(t -> PoolTargetJson.put(o.putObject("target"), t), () -> o.putNull("target"));
+        eta(o, p, estimate);
+    }
+
+    /**
+     * When the pool's outdated nodes are expected to be done ({@link EtaJson}); null when it has none,
+     * or when the estimate leaves it out, with {@code etaLeftOut} saying why (paused, report-only,
+     * ManualInPlaceUpdate, node updates off).
+     */
+    private static void eta(ObjectNode o, PoolReport p, Optional<RolloutEta.Estimate> estimate) {
+        Optional<RolloutEta.Estimate> e = estimate.filter(x -> p.outdated() > 0);
+        e.flatMap(x -> x.pool(p.pool())).ifPresentOrElse(eta -> EtaJson.put(o.putObject("eta"), eta), () -> o.putNull("eta"));
+        e.flatMap(x -> x.leftOut().stream().filter(l -> l.pool().equals(p.pool())).findFirst())
+                .ifPresent(l -> o.put("etaLeftOut", l.reason()));
     }
 }

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
+import dev.nightshift.agent.eta.PoolDurations;
 import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.strategies.model.PoolStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -19,7 +20,10 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
  * namespace: everything the planner's counters and deadlines need across restarts, the spec the
  * pool last accepted (so that a refused commit stays refused after a restart or a failover), and
  * the pool's target with the spec it was last fully current at (so that a new leader still says why
- * nodes are replaced), and the {@code nightshift.dev/paused} annotation through which a rollout is paused without a commit.
+ * nodes are replaced), the durations of the pool's node work the agent observed ({@link PoolDurations}:
+ * {@code createSeconds}, {@code drainSeconds}, {@code inPlaceSeconds}, {@code kubeletRestartSeconds}, each
+ * the last observations, for estimates), and the {@code nightshift.dev/paused} annotation through which a
+ * rollout is paused without a commit.
  */
 public final class PoolStatusRecords {
 
@@ -111,6 +115,18 @@ public final class PoolStatusRecords {
             d.put(FULLY_CURRENT_CLUSTER, a.cluster());
             d.put(FULLY_CURRENT_POOL, a.pool());
         });
+        return d;
+    }
+
+    /** The observed durations the record holds; none for a record written before they were kept. */
+    public static PoolDurations durations(ConfigMap map) {
+        return PoolDurations.read(map.getData() == null ? Map.of() : map.getData());
+    }
+
+    /** {@link #data(PoolStatus, Optional, Why)} and the pool's observed durations. */
+    public static Map<String, String> data(PoolStatus status, Optional<Accepted> accepted, Why why, PoolDurations durations) {
+        Map<String, String> d = data(status, accepted, why);
+        d.putAll(durations.data());
         return d;
     }
 

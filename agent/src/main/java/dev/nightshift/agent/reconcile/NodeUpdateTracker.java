@@ -31,11 +31,17 @@ import dev.nightshift.strategies.plan.Step;
  * </ul>
  * In-place and kubelet updates are seen as changes between two observations, so the first reconcile
  * after a start only takes a baseline.
+ *
+ * <p>Machine creations are timed from the machine's creation (as the provider reported it while
+ * the machine had no node yet; else the node's creation) to its node's Ready, for machines created
+ * since the tracker's first observation and not seen Ready before: a node that was Ready once and
+ * comes back after a reboot is not a creation, and a machine created before the agent watched may
+ * have been created by someone else.
  */
 final class NodeUpdateTracker {
 
     /** What finished in one reconcile. */
-    record Finished(List<NodeUpdate> updates, List<FinishedDrain> drains) {
+    record Finished(List<NodeUpdate> updates, List<FinishedDrain> drains, List<FinishedCreation> creations) {
     }
 
     private Map<String, ObservedNode> previous = Map.of();
@@ -45,6 +51,12 @@ final class NodeUpdateTracker {
      */
     private final Set<String> rollCounted = new HashSet<>();
     private final Set<String> drainCounted = new HashSet<>();
+    /** Nodes seen Ready (or whose creation was counted): a later Ready is a recovery, not a creation. */
+    private final Set<String> seenReady = new HashSet<>();
+    /** When each machine seen without a node yet was created, by name: its node's own creation comes later. */
+    private final Map<String, Instant> machineCreated = new HashMap<>();
+    /** The first observation: machines created before it are not timed. */
+    private Instant watchingSince;
 
     /**
      * @param observed what this reconcile planned from
@@ -55,8 +67,21 @@ final class NodeUpdateTracker {
         observed.nodes().forEach(n -> byName.put(n.name(), n));
         List<NodeUpdate> updates = new ArrayList<>();
         List<FinishedDrain> drains = new ArrayList<>();
+        List<FinishedCreation> creations = new ArrayList<>();
+        if (watchingSince == null) {
+            watchingSince = now;
+        }
         for (ObservedNode n : observed.nodes()) {
             ObservedNode before = previous.get(n.name());
+            if (!n.registered()) {
+                n.createdAt().ifPresent(c -> machineCreated.putIfAbsent(n.name(), c));
+            }
+            Optional<Instant> created = Optional.ofNullable(machineCreated.get(n.name())).or(n::createdAt);
+            if (n.ready() && n.registered() && seenReady.add(n.name()) && (before == null || !before.ready())
+                    && created.filter(c -> !c.isBefore(watchingSince)).isPresent()) {
+                creations.add(new FinishedCreation(n.pool(), n.name(),
+                        nonNegative(Duration.between(created.get(), n.readySince().orElse(now)))));
+            }
             if (before == null) {
                 continue;
             }
@@ -95,7 +120,10 @@ final class NodeUpdateTracker {
         rollCounted.retainAll(byName.keySet());
         // A drain ends for good when its mark is cleared; the node's next drain counts again.
         drainCounted.removeIf(name -> !byName.containsKey(name) || byName.get(name).drainStartedAt().isEmpty());
-        return new Finished(updates, drains);
+        seenReady.retainAll(byName.keySet());
+        machineCreated.keySet().retainAll(byName.keySet());
+        observed.nodes().stream().filter(ObservedNode::ready).forEach(n -> seenReady.add(n.name()));
+        return new Finished(updates, drains, creations);
     }
 
     /** Outdated as the planner means it ({@link DesiredPool#outdated}); a node of a pool no longer desired only by its mark. */

@@ -34,13 +34,20 @@ final class PoolRecordWriter {
         this.accepted = accepted;
     }
 
+    /** {@link #write(Map, ObservedCluster, ObservedDurations)}, each record keeping the durations it holds. */
+    void write(Map<String, PoolStatus> statuses, ObservedCluster observed) {
+        write(statuses, observed, new ObservedDurations(pool -> observer.statusRecord(namespace, pool)
+                .map(PoolStatusRecords::durations).orElse(dev.nightshift.agent.eta.PoolDurations.NONE)));
+    }
+
     /**
      * Writes each pool's record where it changed: its status and the spec it accepted. Records of
      * pools no longer accepted lose their accepted spec: such a pool, offered again, is new.
      *
      * @param statuses each planned pool's status after this reconcile's steps; other pools keep the observed one
+     * @param durations each pool's observed durations, kept in its record
      */
-    void write(Map<String, PoolStatus> statuses, ObservedCluster observed) {
+    void write(Map<String, PoolStatus> statuses, ObservedCluster observed, ObservedDurations durations) {
         Set<String> pools = new TreeSet<>(statuses.keySet());
         pools.addAll(accepted.recordedPools());
         observed.poolStatus().keySet().stream().filter(p -> observer.statusRecord(namespace, p)
@@ -53,7 +60,7 @@ final class PoolRecordWriter {
                 tokens.add(token.get());
                 s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
             }
-            Map<String, String> data = PoolStatusRecords.data(s, accepted.accepted(pool), accepted.why(pool));
+            Map<String, String> data = PoolStatusRecords.data(s, accepted.accepted(pool), accepted.why(pool), durations.of(pool));
             Optional<ConfigMap> existing = observer.statusRecord(namespace, pool);
             if (existing.isPresent() && data.equals(existing.get().getData())) {
                 continue;

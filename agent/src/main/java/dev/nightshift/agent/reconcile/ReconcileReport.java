@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.PoolTarget;
@@ -23,12 +24,13 @@ import dev.nightshift.strategies.plan.Plan;
  * @param took     how long the reconcile ran
  * @param targets  each pool's target: what its nodes are brought to, from which commit, and why
  * @param updateFailures nodes whose in-place update or kubelet restart is marked failed, with the reason when the updater gave one
+ * @param eta      what is left of the rollout, estimated from now: each pool with outdated nodes, or why it is left out
  */
 public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
                               List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
                               Map<String, Integer> overdue, List<NodeUpdate> updates, List<FinishedDrain> drains,
                               Duration took, Optional<String> error, Map<String, PoolTarget> targets,
-                              List<UpdateFailure> updateFailures) {
+                              List<UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> eta) {
 
     /** A node whose update failed: it stays as it is until a person decides. */
     public record UpdateFailure(String pool, String node, String reason) {
@@ -43,6 +45,15 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
         updates = List.copyOf(updates);
         drains = List.copyOf(drains);
         targets = Map.copyOf(targets);
+    }
+
+    /** A report without an estimate. */
+    public ReconcileReport(Instant at, String revision, WindowState window, Plan plan, List<StepExecutor.Outcome> outcomes,
+                           List<String> rejected, List<String> notices, Map<String, Integer> overdue, List<NodeUpdate> updates,
+                           List<FinishedDrain> drains, Duration took, Optional<String> error, Map<String, PoolTarget> targets,
+                           List<UpdateFailure> updateFailures) {
+        this(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error, targets, updateFailures,
+                Optional.empty());
     }
 
     /** A report without update failures. */

@@ -21,9 +21,12 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.nightshift.agent.eta.PoolDurations;
+import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
+import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
@@ -108,6 +111,9 @@ public final class Reconciler implements AutoCloseable {
     /** Since when each pool has had outdated nodes without a break. */
     private final Map<String, Instant> outdatedSince = new HashMap<>();
     private NodeUpdateTracker tracker = new NodeUpdateTracker();
+    /** Each pool's observed durations, kept in its record for estimates. */
+    private final ObservedDurations durations;
+    private final EtaRefresh eta;
     private final WhyEvents whyEvents;
     /** The desired pools of the plan being executed, by name: what the executor creates machines and updates nodes to. */
     private volatile Map<String, DesiredPool> planned = Map.of();
@@ -129,6 +135,9 @@ public final class Reconciler implements AutoCloseable {
         this.whyEvents = new WhyEvents(events);
         this.accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace());
         this.records = new PoolRecordWriter(client, observer, settings.namespace(), accepted);
+        this.durations = new ObservedDurations(pool -> observer.statusRecord(settings.namespace(), pool)
+                .map(PoolStatusRecords::durations).orElse(PoolDurations.NONE));
+        this.eta = new EtaRefresh(new RolloutEta(planner.nodeUpdates()));
         // On close, pending timers are dropped; only a reconcile already running finishes.
         loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.settings = settings;
@@ -192,6 +201,8 @@ public final class Reconciler implements AutoCloseable {
         if (forgetTerm) {
             forgetTerm = false;
             tracker = new NodeUpdateTracker();
+            durations.forget();
+            eta.forget();
             outdatedSince.clear();
             lastValidation.clear();
         }
@@ -231,6 +242,7 @@ public final class Reconciler implements AutoCloseable {
     private Optional<ReconcileReport> reconcile(Instant now) {
         if (rebuild) {
             accepted.rebuildFromRecords();
+            durations.forget();
             rebuild = false;
         }
         accepted.takeOffered(offered);
@@ -310,11 +322,12 @@ public final class Reconciler implements AutoCloseable {
                 });
                 executed.add(step);
             }
-            if (leading) {
-                records.write(statuses, observed);
-            }
         }
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed, now);
+        durations.add(finished);
+        if (!settings.dryRun() && leading) {
+            records.write(statuses, observed, durations);
+        }
         List<String> notices = new ArrayList<>(guarded.reasons());
         refused.forEach((pool, reason) -> notices.add(pool + ": " + reason));
         desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
@@ -327,7 +340,7 @@ public final class Reconciler implements AutoCloseable {
                 .sorted(java.util.Comparator.comparing(ReconcileReport.UpdateFailure::node)).toList();
         return Optional.of(new ReconcileReport(now, acting.commit(), window, plan, outcomes, accepted.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
-                Optional.empty(), accepted.targets(), failures));
+                Optional.empty(), accepted.targets(), failures, Optional.of(eta.estimate(desired, plan, durations::of, now))));
     }
 
     /**

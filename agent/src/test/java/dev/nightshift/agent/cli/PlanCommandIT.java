@@ -235,4 +235,39 @@ class PlanCommandIT {
             assertThat(canary.path("target").isNull()).as("no record, nothing accepted yet").isTrue();
         }
     }
+
+    @Test
+    void aPoolWithOutdatedNodesShowsItsEtaFromTheDurationsItsRecordKeeps() throws Exception {
+        Path specs = spec();
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            node(kube, "web-1", "web", OUTDATED);
+            node(kube, "web-2", "web", OUTDATED);
+            node(kube, "web-canary-1", "web-canary", current(specs, "web-canary"));
+            node(kube, "web-canary-2", "web-canary", current(specs, "web-canary"));
+            // The agent observed one creation of 60 s and one drain of 30 s in web.
+            Map<String, String> data = new java.util.LinkedHashMap<>(dev.nightshift.agent.kube.PoolStatusRecords.data(
+                    dev.nightshift.strategies.model.PoolStatus.NEW));
+            data.putAll(Map.of("createSeconds", "60", "drainSeconds", "30"));
+            kube.client().configMaps().inNamespace(dev.nightshift.agent.run.Agent.NAMESPACE).resource(
+                    dev.nightshift.agent.kube.PoolStatusRecords.create(dev.nightshift.agent.run.Agent.NAMESPACE, "web", data)).create();
+            kube.clearRequests();
+
+            com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(run(kube, "plan", "--spec", specs.toString(), "--output", "json"));
+            String text = run(kube, "plan", "--spec", specs.toString());
+
+            java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> pools = new java.util.HashMap<>();
+            json.path("pools").forEach(p -> pools.put(p.path("pool").asText(), p));
+            com.fasterxml.jackson.databind.JsonNode web = pools.get("web");
+            // maxSurge 1, maxUnavailable 0: a surge machine (60 s), then the old node drained (30 s) and
+            // deleted; the second starts the default interval (15 s) after: 90 + 15 + 90 = 195 s.
+            assertThat(web.path("eta").path("workSeconds").asLong()).isEqualTo(195);
+            assertThat(web.path("eta").path("completesAt").isTextual()).isTrue();
+            assertThat(web.path("eta").path("assumptions").toString()).contains("machine creation 1m (median of 1 observed)",
+                    "drain 30s (median of 1 observed)");
+            assertThat(pools.get("web-canary").path("eta").isNull()).as("web-canary is current").isTrue();
+            assertThat(text).contains("    eta:      2 nodes replaced, ~3m of work");
+            assertThat(kube.requests()).as("plan writes nothing").noneMatch(r -> r.isWrite());
+        }
+    }
 }

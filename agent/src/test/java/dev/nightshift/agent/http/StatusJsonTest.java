@@ -13,9 +13,18 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.nightshift.agent.TestClusters;
+import dev.nightshift.agent.eta.PoolDurations;
+import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.plan.PendingAction;
 import dev.nightshift.strategies.plan.Plan;
+import dev.nightshift.strategies.plan.PoolPhase;
+import dev.nightshift.strategies.plan.PoolPlan;
+import dev.nightshift.strategies.plan.PoolReport;
 
 class StatusJsonTest {
 
@@ -48,5 +57,50 @@ class StatusJsonTest {
         ReconcileReport failed = ReconcileReport.failed(Instant.parse("2026-11-23T20:00:00Z"), "", List.of(), Duration.ZERO, "boom");
 
         assertThat(status(Optional.of("accepted"), Optional.of(failed)).path("revision").asText()).isEqualTo("accepted");
+    }
+
+    private static PoolReport report(String pool, PoolPhase phase, int current, int outdated) {
+        return new PoolReport(pool, phase, outdated == 0 ? PendingAction.NONE : PendingAction.ROLL, current + outdated, current, outdated,
+                0, 0, 1, 0, true, "", List.of(), List.of(), List.of(), PoolStatus.NEW);
+    }
+
+    @Test
+    void aPoolWithOutdatedNodesHasItsEtaAndACurrentOneNone() throws Exception {
+        DesiredCluster desired = TestClusters.oneWebPool();
+        Instant at = Instant.parse("2026-11-23T20:00:00Z");
+        Plan plan = new Plan(List.of(new PoolPlan("web", List.of(), report("web", PoolPhase.UPDATING, 1, 2))), Optional.empty());
+        RolloutEta.Estimate estimate = new RolloutEta().remaining(desired, plan, Map.of("web", PoolDurations.NONE
+                .with(PoolDurations.Kind.CREATE, Duration.ofSeconds(60)).with(PoolDurations.Kind.DRAIN, Duration.ofSeconds(30))), at);
+        ReconcileReport report = new ReconcileReport(at, "abc", OPEN, plan, List.of(), List.of(), List.of(), Map.of(), List.of(),
+                List.of(), Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.of(estimate));
+
+        JsonNode web = status(Optional.of("abc"), Optional.of(report)).path("pools").get(0);
+
+        // Two nodes left, one at a time (a pool of 3: maxSurge 1, maxUnavailable 0): each takes
+        // creation 60 s + drain 30 s, and the next starts the default interval (15 s) after a deletion:
+        // 90 + 15 + 90 = 195 s, no window to wait for.
+        assertThat(web.path("eta").path("workSeconds").asLong()).isEqualTo(195);
+        assertThat(web.path("eta").path("completesAt").asText()).isEqualTo("2026-11-23T20:03:15Z");
+        assertThat(web.path("eta").path("windows")).isEmpty();
+        assertThat(web.path("eta").path("assumptions").toString()).contains("machine creation 1m (median of 1 observed)");
+
+        Plan current = new Plan(List.of(new PoolPlan("web", List.of(), report("web", PoolPhase.CURRENT, 3, 0))), Optional.empty());
+        ReconcileReport done = new ReconcileReport(at, "abc", OPEN, current, List.of(), List.of(), List.of(), Map.of(), List.of(),
+                List.of(), Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.of(new RolloutEta().remaining(desired, current, Map.of(), at)));
+        assertThat(status(Optional.of("abc"), Optional.of(done)).path("pools").get(0).path("eta").isNull()).isTrue();
+    }
+
+    @Test
+    void aPausedPoolHasNoEtaAndSaysWhy() throws Exception {
+        DesiredCluster desired = TestClusters.oneWebPool();
+        Instant at = Instant.parse("2026-11-23T20:00:00Z");
+        Plan plan = new Plan(List.of(new PoolPlan("web", List.of(), report("web", PoolPhase.PAUSED, 1, 2))), Optional.empty());
+        ReconcileReport report = new ReconcileReport(at, "abc", OPEN, plan, List.of(), List.of(), List.of(), Map.of(), List.of(),
+                List.of(), Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.of(new RolloutEta().remaining(desired, plan, Map.of(), at)));
+
+        JsonNode web = status(Optional.of("abc"), Optional.of(report)).path("pools").get(0);
+
+        assertThat(web.path("eta").isNull()).isTrue();
+        assertThat(web.path("etaLeftOut").asText()).isEqualTo("the rollout is paused");
     }
 }

@@ -91,4 +91,39 @@ class NodeUpdateTrackerTest {
         assertThat(finished.updates()).extracting(NodeUpdate::node, NodeUpdate::kind, NodeUpdate::succeeded)
                 .containsExactly(tuple("web-1", NodeUpdate.Kind.ROLL, true));
     }
+
+    /** A machine the provider created at {@code created}, not registered as a node yet. */
+    private ObservedNode machine(String name, Instant created) {
+        return ObservedNode.ready(name, "web", created).toBuilder().registered(false).readySince(null).createdAt(created)
+                .rollHash(web.rollHash()).kubeletHash(web.kubeletHash()).build();
+    }
+
+    @Test
+    void aMachineCreatedWhileWatchedIsTimedFromItsCreationToItsNodesReady() {
+        tracker.track(DESIRED, observed(), List.of(), T0);
+        tracker.track(DESIRED, observed(machine("web-new-1", T0.plusSeconds(5))), List.of(), T0.plusSeconds(10));
+        // The node registers at +50 (its own creation) and is Ready at +65: 60 s from the machine's creation.
+        ObservedNode node = machine("web-new-1", T0.plusSeconds(50)).toBuilder().registered(true).readySince(T0.plusSeconds(65)).build();
+
+        NodeUpdateTracker.Finished finished = tracker.track(DESIRED, observed(node), List.of(), T0.plusSeconds(70));
+        NodeUpdateTracker.Finished again = tracker.track(DESIRED, observed(node), List.of(), T0.plusSeconds(72));
+
+        assertThat(finished.creations()).extracting(FinishedCreation::node, FinishedCreation::took)
+                .containsExactly(tuple("web-new-1", Duration.ofSeconds(60)));
+        assertThat(again.creations()).isEmpty();
+    }
+
+    @Test
+    void aNodeReadyAgainAfterARebootOrOneCreatedBeforeTheAgentWatchedIsNoCreation() {
+        ObservedNode old = ObservedNode.ready("web-1", "web", T0.minusSeconds(3600)).toBuilder().rollHash(web.rollHash()).build();
+        ObservedNode notReady = old.toBuilder().readySince(null).build();
+        ObservedNode earlier = machine("web-2", T0.minusSeconds(30));
+        tracker.track(DESIRED, observed(old, earlier), List.of(), T0);
+        tracker.track(DESIRED, observed(notReady, earlier), List.of(), T0.plusSeconds(10));
+
+        NodeUpdateTracker.Finished finished = tracker.track(DESIRED, observed(old.toBuilder().readySince(T0.plusSeconds(20)).build(),
+                earlier.toBuilder().registered(true).readySince(T0.plusSeconds(20)).build()), List.of(), T0.plusSeconds(20));
+
+        assertThat(finished.creations()).isEmpty();
+    }
 }

@@ -10,6 +10,9 @@ import java.util.List;
  * @param peakNodes        most machines that existed at once
  * @param peakUnavailable  highest count − available seen
  * @param violations       limits the planner exceeded (never expected; Replace reports its downtime instead)
+ * @param finishedSeconds  when the simulation stopped, in seconds since its start: for a completed
+ *                         update, when the last node was done (a kubelet restart's end is not an event
+ *                         of the timeline, so this may come after the makespan)
  */
 public record SimulationResult(
         String pool,
@@ -24,7 +27,8 @@ public record SimulationResult(
         int peakNodes,
         int peakUnavailable,
         List<String> violations,
-        List<TimelineEvent> timeline) {
+        List<TimelineEvent> timeline,
+        double finishedSeconds) {
 
     public SimulationResult {
         violations = List.copyOf(violations);

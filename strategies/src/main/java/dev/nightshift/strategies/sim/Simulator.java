@@ -26,7 +26,6 @@ import dev.nightshift.strategies.ValidationStreak;
 import dev.nightshift.strategies.model.BlockedEviction;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
-import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.NodeCondition;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
@@ -133,14 +132,16 @@ public final class Simulator {
             start.forEach(this::update);
         }
 
-        /** A run from {@code setup.nodes()} outdated nodes at {@link #START}. */
+        /** A run from {@code setup.nodes()} outdated nodes at {@code setup.start()}. */
         Run(SimulationSetup setup) {
-            this(setup, List.of(), START);
-            StampedHash oldRoll = new StampedHash(pool.rollHash().version(), "0".repeat(32));
+            this(setup, List.of(), setup.start());
+            // Outdated by a kubelet change alone, the nodes already run the desired roll hash.
+            StampedHash oldRoll = setup.outdated() == SimulationSetup.Outdated.KUBELET ? pool.rollHash()
+                    : new StampedHash(pool.rollHash().version(), "0".repeat(32));
             StampedHash oldKubelet = new StampedHash(pool.kubeletHash().version(), "0".repeat(32));
             for (int i = 1; i <= setup.nodes(); i++) {
                 String name = pool.name() + "-" + i;
-                ObservedNode.Builder b = ObservedNode.ready(name, pool.name(), START).toBuilder()
+                ObservedNode.Builder b = ObservedNode.ready(name, pool.name(), setup.start()).toBuilder()
                         .rollHash(oldRoll).kubeletHash(oldKubelet)
                         .managedLabels(pool.labels()).managedTaints(pool.spec().pool().taints())
                         .managedAnnotations(pool.annotations());
@@ -167,7 +168,7 @@ public final class Simulator {
         }
 
         SimulationResult execute() {
-            Instant horizon = START.plus(setup.horizon());
+            Instant horizon = setup.start().plus(setup.horizon());
             String failure = "";
             while (true) {
                 settle();
@@ -195,7 +196,7 @@ public final class Simulator {
             return new SimulationResult(pool.name(), spec.pool().updateStrategy().name(), count, limits.maxSurge(),
                     limits.maxUnavailable(), failure.isEmpty(),
                     failure, makespan, LowerBound.seconds(spec, count, seconds(setup.create()), seconds(setup.drain())),
-                    peakNodes, peakUnavailable, violations, timeline);
+                    peakNodes, peakUnavailable, violations, timeline, t());
         }
 
         /** Plans and executes at the current instant until a plan changes nothing. */
@@ -243,7 +244,7 @@ public final class Simulator {
         }
 
         private ObservedCluster observed() {
-            return new ObservedCluster(List.copyOf(ordered), true, MaintenanceState.OPEN, Map.of(pool.name(), status));
+            return new ObservedCluster(List.copyOf(ordered), true, setup.windows().at(now), Map.of(pool.name(), status));
         }
 
         private boolean done() {
@@ -259,11 +260,19 @@ public final class Simulator {
 
         private Optional<Instant> nextTime() {
             Optional<Instant> event = Optional.ofNullable(events.peek()).map(Event::at);
-            Optional<Instant> wake = lastPlan.wakeAt();
+            // A window opening or closing changes what the planner may start, as it wakes the agent.
+            Optional<Instant> wake = earliest(lastPlan.wakeAt(), setup.windows().nextChangeAfter(now));
             if (event.isPresent() && wake.isPresent()) {
                 return Optional.of(event.get().isBefore(wake.get()) ? event.get() : wake.get());
             }
             return event.or(() -> wake);
+        }
+
+        private static Optional<Instant> earliest(Optional<Instant> a, Optional<Instant> b) {
+            if (a.isPresent() && b.isPresent()) {
+                return Optional.of(a.get().isBefore(b.get()) ? a.get() : b.get());
+            }
+            return a.or(() -> b);
         }
 
         private String stuckReason() {
@@ -423,7 +432,7 @@ public final class Simulator {
             if (node != null && (!node.updatingInPlace() || node.ready())) {
                 update(node.toBuilder().inPlaceStartedAt(now).readySince(null).build());
                 record(name, "UPDATE_IN_PLACE");
-                schedule(jittered(setup.create()), EventKind.IN_PLACE_DONE, name);
+                schedule(jittered(setup.inPlace()), EventKind.IN_PLACE_DONE, name);
             }
             return null;
         }
@@ -541,7 +550,7 @@ public final class Simulator {
                 case KUBELET_DONE -> update(node.toBuilder().kubeletHash(pool.kubeletHash()).build());
                 case UNHEALTHY -> {
                     if (node.registered() && node.conditions().isEmpty()) {
-                        update(node.toBuilder().conditions(List.of(NodeCondition.of(NodeCondition.READY, "True", START),
+                        update(node.toBuilder().conditions(List.of(NodeCondition.of(NodeCondition.READY, "True", setup.start()),
                                 NodeCondition.of(FAULT_CONDITION, "True", now))).build());
                         faultSlots.add(e.node());
                         record(e.node(), "UNHEALTHY");
@@ -613,7 +622,7 @@ public final class Simulator {
         }
 
         private double t() {
-            return Duration.between(START, now).toMillis() / 1000.0;
+            return Duration.between(setup.start(), now).toMillis() / 1000.0;
         }
 
         /**

@@ -2,23 +2,36 @@ package dev.nightshift.agent.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.eta.PoolDurations;
+import dev.nightshift.agent.eta.PoolEta;
+import dev.nightshift.agent.eta.PoolWork;
+import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.GitSourceException;
 import dev.nightshift.agent.git.SpecCommits;
+import dev.nightshift.agent.kube.RecordedDurations;
 import dev.nightshift.agent.kube.StampedNodes;
+import dev.nightshift.agent.run.Agent;
 import dev.nightshift.spec.diff.DiffReport;
 import dev.nightshift.spec.diff.PoolDecision;
 import dev.nightshift.spec.diff.SpecDiff;
 import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.spec.load.SpecLoader;
+import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.SpecSet;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.ObservedNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import picocli.CommandLine.Command;
@@ -28,8 +41,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code nightshift diff}: what a change from OLD to NEW means for every pool, and how many nodes
- * it touches. The two sides are spec directories ({@code --old}/{@code --new}) or two commits of a
+ * {@code nightshift diff}: what a change from OLD to NEW means for every pool, how many nodes it
+ * touches, and how long that takes in which maintenance windows ({@link RolloutEta}, from now, with
+ * the pools' observed durations when {@code --kubeconfig} reaches their status records). The two sides are spec directories ({@code --old}/{@code --new}) or two commits of a
  * repository ({@code --repo}/{@code --to}/{@code --from}), read as the agent reads them. Exit 0 when
  * both sides are valid, 3 when a change is rejected, 2 for invalid input or usage.
  */
@@ -73,6 +87,22 @@ public final class DiffCommand implements Callable<Integer> {
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text, json or markdown (default ${DEFAULT-VALUE}).")
     private DiffFormat output;
+
+    @Option(names = "--namespace", paramLabel = "NS", defaultValue = Agent.NAMESPACE,
+            description = "With --kubeconfig: the agent's namespace, whose pool status records give the observed durations "
+                    + "the ETA uses (default ${DEFAULT-VALUE}).")
+    private String namespace;
+
+    /** When the estimate starts: now. */
+    private final Clock clock;
+
+    public DiffCommand() {
+        this(Clock.systemUTC());
+    }
+
+    DiffCommand(Clock clock) {
+        this.clock = clock;
+    }
 
     /** The two sides, loaded; or why they could not be. */
     private record Sides(LoadResult before, LoadResult after, List<SideError> errors, Optional<DiffReview.Revisions> revisions) {
@@ -191,34 +221,97 @@ public final class DiffCommand implements Callable<Integer> {
         return errors;
     }
 
-    /** Each decision with its impact: counted in the cluster with --kubeconfig, else the spec's minimum–maximum. */
+    /**
+     * What --kubeconfig found: the pools' nodes, and the durations their status records keep (or why
+     * the records could not be read: the estimate then uses the defaults, and says why).
+     */
+    private record Live(Map<String, List<ObservedNode>> nodes, Map<String, PoolDurations> durations, Optional<String> recordsUnread) {
+    }
+
+    /**
+     * Each decision with its impact (counted in the cluster with --kubeconfig, else the spec's
+     * minimum–maximum) and its ETA: per cluster of the new side, every pool's work estimated together
+     * from now, so that each pool starts when the one before it in role order finishes.
+     */
     private List<DiffReview.PoolReview> reviews(DiffReport report, SpecSet after) throws UsageProblem {
-        Map<String, List<ObservedNode>> nodes = kubernetes.kubeconfig == null ? null : liveNodes(after);
-        List<DiffReview.PoolReview> reviews = new ArrayList<>();
+        Optional<Live> live = kubernetes.kubeconfig == null ? Optional.empty() : Optional.of(live(after));
+        Map<PoolDecision, PoolImpact> impacts = new LinkedHashMap<>();
         for (PoolDecision d : report.pools()) {
             Optional<ResolvedPool> pool = after.resolvedPools(d.cluster()).stream().filter(p -> p.name().equals(d.pool())).findFirst();
-            PoolImpact impact = nodes == null || pool.isEmpty()
+            impacts.put(d, live.isEmpty() || pool.isEmpty()
                     ? PoolImpact.fromSpec(d, pool)
-                    : PoolImpact.fromCluster(d, pool.get(), nodes.getOrDefault(d.pool(), List.of()));
-            reviews.add(new DiffReview.PoolReview(d, impact));
+                    : PoolImpact.fromCluster(d, pool.get(), live.get().nodes().getOrDefault(d.pool(), List.of())));
         }
+        Instant now = clock.instant();
+        Map<String, RolloutEta.Estimate> estimates = new LinkedHashMap<>();
+        for (ClusterSpec c : after.clusters()) {
+            // As the Reconciler builds it from the spec it acts on; the validations the agent requires by default.
+            DesiredCluster desired = new DesiredCluster(c, after.resolvedPools(c.name()).stream().map(DesiredPool::of).toList(),
+                    AgentConfig.Validation.DEFAULT.consecutive());
+            List<PoolWork> work = new ArrayList<>();
+            impacts.forEach((d, impact) -> {
+                if (d.cluster().equals(c.name()) && impact.nodes() > 0) {
+                    PoolWork.of(d.pool(), impact.nodes(), d.action()).ifPresent(work::add);
+                }
+            });
+            if (!work.isEmpty()) {
+                estimates.put(c.name(), new RolloutEta().estimate(desired, work,
+                        live.map(Live::durations).orElse(Map.of()), now));
+            }
+        }
+        List<DiffReview.PoolReview> reviews = new ArrayList<>();
+        impacts.forEach((d, impact) -> reviews.add(new DiffReview.PoolReview(d, impact,
+                Optional.ofNullable(estimates.get(d.cluster())).map(e -> eta(d.pool(), e, impact, live)).orElse(DiffReview.Eta.NONE))));
         return reviews;
     }
 
-    private Map<String, List<ObservedNode>> liveNodes(SpecSet after) throws UsageProblem {
+    /** The pool's part of its cluster's estimate, with what the diff itself assumed: the node count's and durations' source. */
+    private DiffReview.Eta eta(String pool, RolloutEta.Estimate estimate, PoolImpact impact, Optional<Live> live) {
+        Optional<String> leftOut = estimate.leftOut().stream().filter(l -> l.pool().equals(pool)).map(RolloutEta.LeftOut::reason).findFirst();
+        Optional<PoolEta> eta = estimate.pool(pool).map(e -> {
+            List<String> assumed = new ArrayList<>();
+            if (impact.source() == PoolImpact.Source.SPEC) {
+                assumed.add("node count from the spec: its maximum, " + impact.nodes()
+                        + impact.nodesMin().filter(min -> min != impact.nodes()).map(min -> " (minimum " + min + ")").orElse("")
+                        + "; give --kubeconfig to count the nodes outdated in the cluster");
+            }
+            if (live.isEmpty()) {
+                assumed.add("default durations: the pools' observed durations are read only with --kubeconfig");
+            } else {
+                live.get().recordsUnread().ifPresent(why -> assumed.add("default durations: " + why));
+            }
+            List<String> assumptions = new ArrayList<>(e.assumptions());
+            assumptions.addAll(Math.min(1, assumptions.size()), assumed);
+            return new PoolEta(e.pool(), e.kind(), e.nodes(), e.work(), e.startsAt(), e.completesAt(), e.windows(), assumptions);
+        });
+        return new DiffReview.Eta(eta, leftOut, estimate.zone());
+    }
+
+    private Live live(SpecSet after) throws UsageProblem {
         if (after.clusters().size() > 1) {
             throw new UsageProblem("the spec holds several clusters: name the one --kubeconfig reaches with --cluster");
         }
         try (KubernetesClient client = kubernetes.client()) {
-            return StampedNodes.byPool(client);
-        } catch (java.io.IOException | RuntimeException e) {
-            // fabric8's own message names only the operation; the causes say why (refused, forbidden, unknown host).
-            List<String> why = new ArrayList<>();
-            for (Throwable t = e; t != null && why.size() < 4; t = t.getCause() == t ? null : t.getCause()) {
-                why.add(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage().replaceAll("\\s+", " ").strip());
+            Map<String, List<ObservedNode>> nodes = StampedNodes.byPool(client);
+            try {
+                return new Live(nodes, RecordedDurations.byPool(client, namespace), Optional.empty());
+            } catch (RuntimeException e) {
+                // Not worth failing the review for (a CI role may only list nodes): the estimate says what it used instead.
+                return new Live(nodes, Map.of(), Optional.of("cannot read the pools' status records in namespace " + namespace + ": "
+                        + causes(e)));
             }
-            throw new UsageProblem("cannot list the nodes of the cluster in " + kubernetes.kubeconfig + ": " + String.join(": ", why));
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new UsageProblem("cannot list the nodes of the cluster in " + kubernetes.kubeconfig + ": " + causes(e));
         }
+    }
+
+    /** fabric8's own message names only the operation; the causes say why (refused, forbidden, unknown host). */
+    private static String causes(Exception e) {
+        List<String> why = new ArrayList<>();
+        for (Throwable t = e; t != null && why.size() < 4; t = t.getCause() == t ? null : t.getCause()) {
+            why.add(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage().replaceAll("\\s+", " ").strip());
+        }
+        return String.join(": ", why);
     }
 
     private SpecSet only(SpecSet specs) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.nightshift.agent.eta.EtaJson;
 import dev.nightshift.spec.diff.PoolDecision;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.agent.http.ReasonJson;
@@ -55,6 +56,9 @@ final class DiffJson {
         ReasonJson.put(p.putArray("reasons"), d.reasons());
         d.forceTokenUsed().ifPresent(t -> p.put("forceTokenUsed", t));
         putImpact(p.putObject("impact"), pool.impact());
+        // As in /status and plan: null for a change that disrupts no node, or one the estimate leaves out (etaLeftOut says why).
+        pool.eta().estimate().ifPresentOrElse(e -> EtaJson.put(p.putObject("eta"), e), () -> p.putNull("eta"));
+        pool.eta().leftOut().ifPresent(why -> p.put("etaLeftOut", why));
     }
 
     /** {@code {nodes, kind, source}}; from the spec also {@code nodesMin}, from the cluster {@code poolNodes}. */

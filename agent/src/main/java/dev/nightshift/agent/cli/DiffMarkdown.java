@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import dev.nightshift.agent.eta.PoolEta;
 import dev.nightshift.spec.diff.Effect;
 import dev.nightshift.spec.diff.PoolAction;
 import dev.nightshift.spec.diff.PoolDecision;
@@ -13,7 +14,7 @@ import dev.nightshift.spec.diff.Reason;
  * {@code nightshift diff --output markdown}: a pull-request comment. Spec errors and rejected
  * changes come first, in a caution block, since they stop the agent applying the commit; then one
  * short entry per pool that changes (its action, the nodes touched and how, one line per reason);
- * the unchanged pools in one line. It starts with {@link #MARKER}, an HTML comment a CI job finds
+ * how long the pools take and in which windows; the unchanged pools in one line. It starts with {@link #MARKER}, an HTML comment a CI job finds
  * to update its earlier comment instead of adding one per push.
  */
 final class DiffMarkdown {
@@ -67,6 +68,7 @@ final class DiffMarkdown {
             lines.add("");
             lines.addAll(pool(review, p));
         }
+        lines.addAll(eta(review));
         List<String> unchanged = review.pools().stream().filter(p -> p.decision().action() == PoolAction.NONE)
                 .map(p -> code(review.name(p))).toList();
         if (!unchanged.isEmpty()) {
@@ -112,6 +114,42 @@ final class DiffMarkdown {
             for (Reason r : d.reasons()) {
                 lines.add("- " + change(r) + " (" + effect(r.effect()) + ")");
             }
+        }
+        return lines;
+    }
+
+    /**
+     * How long: one line per pool in the order the pools roll, in the issue's form ({@code web: 4 nodes
+     * replaced, ~6m of work, in 2 windows: Sat 02:00–02:02, Sat 03:00–03:02 (UTC)}) and when it is
+     * done; the pools the estimate leaves out, named with the reason; then what each estimate
+     * assumes, folded, one line per pool. Nothing when no change disrupts a node.
+     */
+    private static List<String> eta(DiffReview review) {
+        List<DiffReview.PoolReview> estimated = review.estimatedInRollOrder();
+        List<DiffReview.PoolReview> leftOut = review.pools().stream().filter(p -> p.eta().leftOut().isPresent()).toList();
+        if (estimated.isEmpty() && leftOut.isEmpty()) {
+            return List.of();
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add("");
+        lines.add("**ETA** (pools roll one at a time, in role order):");
+        for (DiffReview.PoolReview p : estimated) {
+            PoolEta e = p.eta().estimate().orElseThrow();
+            lines.add("- " + review.name(p) + ": " + text(e.text(p.eta().zone()))
+                    + (e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")));
+        }
+        for (DiffReview.PoolReview p : leftOut) {
+            lines.add("- " + review.name(p) + ": not estimated: " + text(p.eta().leftOut().orElseThrow()));
+        }
+        if (!estimated.isEmpty()) {
+            lines.add("");
+            lines.add("<details><summary>What the estimate assumes</summary>");
+            lines.add("");
+            for (DiffReview.PoolReview p : estimated) {
+                lines.add("- " + review.name(p) + ": " + text(String.join("; ", p.eta().estimate().orElseThrow().assumptions())));
+            }
+            lines.add("");
+            lines.add("</details>");
         }
         return lines;
     }

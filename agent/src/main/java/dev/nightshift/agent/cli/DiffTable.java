@@ -3,10 +3,11 @@ package dev.nightshift.agent.cli;
 import java.io.PrintWriter;
 import java.util.List;
 
+import dev.nightshift.agent.eta.PoolEta;
 import dev.nightshift.spec.diff.PoolDecision;
 import dev.nightshift.spec.diff.Reason;
 
-/** The human form of {@code nightshift diff}: one row per pool, one line per reason. */
+/** The human form of {@code nightshift diff}: one row per pool, one line per reason; then the ETA, one line per pool. */
 final class DiffTable {
 
     private DiffTable() {
@@ -38,6 +39,25 @@ final class DiffTable {
         }
         if (pools.stream().anyMatch(p -> p.impact().source() == PoolImpact.Source.SPEC && p.impact().kind() != PoolImpact.Kind.NONE)) {
             out.println("Node counts are the spec's minimum–maximum: give --kubeconfig to count the nodes in the cluster.");
+        }
+        printEta(review, out);
+    }
+
+    /** One line per pool in the order they roll, then the pools left out and why; with --output json, the assumptions too. */
+    private static void printEta(DiffReview review, PrintWriter out) {
+        List<DiffReview.PoolReview> estimated = review.estimatedInRollOrder();
+        List<DiffReview.PoolReview> leftOut = review.pools().stream().filter(p -> p.eta().leftOut().isPresent()).toList();
+        if (estimated.isEmpty() && leftOut.isEmpty()) {
+            return;
+        }
+        out.println("ETA (pools roll one at a time, in role order; assumptions in --output json):");
+        for (DiffReview.PoolReview p : estimated) {
+            PoolEta e = p.eta().estimate().orElseThrow();
+            out.println("  " + review.name(p) + ": " + e.text(p.eta().zone())
+                    + (e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")));
+        }
+        for (DiffReview.PoolReview p : leftOut) {
+            out.println("  " + review.name(p) + ": not estimated: " + p.eta().leftOut().orElseThrow());
         }
     }
 

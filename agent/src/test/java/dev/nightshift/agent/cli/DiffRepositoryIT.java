@@ -8,8 +8,12 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -25,6 +29,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.nightshift.agent.git.GitDaemon;
 import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.agent.run.Agent;
 import dev.nightshift.agent.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.load.SpecLoader;
@@ -45,6 +51,9 @@ import picocli.CommandLine;
  * </pre>
  */
 class DiffRepositoryIT {
+
+    /** Saturday 7 March 2026, 02:00 UTC: the hour's two-minute window opens. */
+    private static final Instant SAT_0200 = Instant.parse("2026-03-07T02:00:00Z");
 
     @TempDir
     Path tmp;
@@ -128,8 +137,14 @@ class DiffRepositoryIT {
 
     // ---- the pull request's review -----------------------------------------------------------
 
+    /**
+     * The issue's acceptance case: web, 4 nodes with {@code maxSurge: 0, maxUnavailable: 1}, machines
+     * Ready 60 s after creation and drains of 30 s (as its status record says), in the cluster's
+     * 2-minute window every hour; batch rolls first (same role, by name), its 3 outdated kubelets
+     * restarted in 10 s each. Node counts from the embedded cluster; "now" is Saturday 02:00 UTC.
+     */
     @Test
-    void markdownAndJsonCountTheNodesTheChangeMakesOutdatedInTheCluster() throws Exception {
+    void markdownAndJsonCountTheNodesTheChangeMakesOutdatedInTheClusterAndGiveTheHandComputedEta() throws Exception {
         try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
             DesiredPool web = poolAt(branchPoint, "web");
             DesiredPool batch = poolAt(branchPoint, "batch");
@@ -141,10 +156,13 @@ class DiffRepositoryIT {
             }
             // Unstamped: the agent adopts it (stamps it) rather than restarting anything on it.
             node(kube, "batch-unstamped", "batch", null, null);
+            // What the agent observed in each pool, in the pool's status record.
+            durations(kube, "web", Map.of("createSeconds", "60", "drainSeconds", "30"));
+            durations(kube, "batch", Map.of("kubeletRestartSeconds", "10"));
             String kubeconfig = kube.writeKubeconfig(tmp.resolve("kubeconfig")).toString();
             kube.clearRequests();
 
-            int code = run("diff", "--repo", origin.toString(), "--to", "feature", "--path", "specs",
+            int code = diffAt(SAT_0200, "--repo", origin.toString(), "--to", "feature", "--path", "specs",
                     "--kubeconfig", kubeconfig, "--output", "json");
 
             assertThat(code).as(err.toString()).isZero();
@@ -158,10 +176,30 @@ class DiffRepositoryIT {
             assertThat(webJson.get("impact").toString()).isEqualTo("{\"nodes\":4,\"kind\":\"replaced\",\"source\":\"cluster\",\"poolNodes\":4}");
             assertThat(pool(json, "batch").get("impact").toString())
                     .isEqualTo("{\"nodes\":3,\"kind\":\"kubelet_restarted\",\"source\":\"cluster\",\"poolNodes\":4}");
+            // batch rolls first (both are node pools; by name). Its maxSurge defaults to 1, so maxUnavailable
+            // to 0: at most max(1, 0) = 1 kubelet restart at a time, no drain, 10 s each:
+            // 02:00:00–02:00:10, –02:00:20, –02:00:30. 30 s of work, done at 02:00:30, inside window 1.
+            assertThat(pool(json, "batch").get("eta").toString()).isEqualTo(eta(30, "2026-03-07T02:00:30Z",
+                    List.of("2026-03-07T02:00:00Z", "2026-03-07T02:02:00Z"),
+                    "3 node(s), AutoRollingUpdate with maxSurge 1 and maxUnavailable 0", "kubelet restart 10s (median of 1 observed)",
+                    "starts at 2026-03-07T02:00:00Z", "no faults: no blocked drain, failed machine or unhealthy node"));
+            // web starts when batch finishes, at 02:00:30. maxSurge 0, maxUnavailable 1: one node at a time,
+            // drained (30 s), deleted, its replacement Ready 60 s later; 90 s a node, 4 × 90 = 360 s of work.
+            // Window 1 [02:00:00, 02:02:00): node 1 drains at 02:00:30, Ready at 02:02:00, as the window
+            // closes: node 2 waits. Window 2 [03:00, 03:02): node 2 drains at 03:00:00 (Ready 03:01:30),
+            // node 3 at 03:01:30, still inside (Ready 03:03:00, after the close). Window 3 [04:00, 04:02):
+            // node 4 drains at 04:00:00 and is Ready at 04:01:30 = 02:00:30 + 7260 s.
+            assertThat(webJson.get("eta").toString()).isEqualTo(eta(360, "2026-03-07T04:01:30Z",
+                    List.of("2026-03-07T02:00:00Z", "2026-03-07T02:02:00Z", "2026-03-07T03:00:00Z", "2026-03-07T03:02:00Z",
+                            "2026-03-07T04:00:00Z", "2026-03-07T04:02:00Z"),
+                    "4 node(s), AutoRollingUpdate with maxSurge 0 and maxUnavailable 1", "machine creation 1m (median of 1 observed)",
+                    "drain 30s (median of 1 observed)", "starts when batch finishes (pools roll one at a time, in role order)",
+                    "no faults: no blocked drain, failed machine or unhealthy node"));
+            assertThat(webJson.has("etaLeftOut")).isFalse();
             assertThat(kube.requests()).as("diff only reads the cluster").noneMatch(r -> r.isWrite());
 
             out.getBuffer().setLength(0);
-            code = run("diff", "--repo", origin.toString(), "--to", "feature", "--path", "specs",
+            code = diffAt(SAT_0200, "--repo", origin.toString(), "--to", "feature", "--path", "specs",
                     "--kubeconfig", kubeconfig, "--output", "markdown");
 
             assertThat(code).as(err.toString()).isZero();
@@ -177,7 +215,66 @@ class DiffRepositoryIT {
                     **web** · ROLL · 4 nodes replaced (of 4 in the cluster)
                     - `spec.machine.image.version`: `1631.0.0` → `1632.0.0` (replace)
                     - `spec.kubernetes.version`: `1.31.4` → `1.31.5` (kubelet restart)
+
+                    **ETA** (pools roll one at a time, in role order):
+                    - batch: 3 nodes kubelet restarted, ~30s of work, in 1 window: Sat 02:00–02:02 (UTC); done by 2026-03-07T02:00:30Z
+                    - web: 4 nodes replaced, ~6m of work, in 3 windows: Sat 02:00–02:02, Sat 03:00–03:02, Sat 04:00–04:02 (UTC); \
+                    done by 2026-03-07T04:01:30Z
+
+                    <details><summary>What the estimate assumes</summary>
+
+                    - batch: 3 node(s), AutoRollingUpdate with maxSurge 1 and maxUnavailable 0; kubelet restart 10s (median of 1 observed); \
+                    starts at 2026-03-07T02:00:00Z; no faults: no blocked drain, failed machine or unhealthy node
+                    - web: 4 node(s), AutoRollingUpdate with maxSurge 0 and maxUnavailable 1; machine creation 1m (median of 1 observed); \
+                    drain 30s (median of 1 observed); starts when batch finishes (pools roll one at a time, in role order); \
+                    no faults: no blocked drain, failed machine or unhealthy node
+
+                    </details>
                     """.formatted(branchPoint.substring(0, 12), feature.substring(0, 12)));
+        }
+    }
+
+    /**
+     * web alone (batch's nodes already run the new spec): the same hand-computed case as
+     * {@code RolloutEtaTest}, from a start at 02:00 as a window opens.
+     */
+    @Test
+    void aPoolAloneStartsNowAndFinishesInTheSecondWindow() throws Exception {
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            DesiredPool web = poolAt(branchPoint, "web");
+            DesiredPool batch = poolAt(feature, "batch");
+            for (int i = 1; i <= 4; i++) {
+                node(kube, "web-" + i, "web", web.rollHash(), web.kubeletHash());
+            }
+            node(kube, "batch-1", "batch", batch.rollHash(), batch.kubeletHash());
+            durations(kube, "web", Map.of("createSeconds", "60", "drainSeconds", "30"));
+            String kubeconfig = kube.writeKubeconfig(tmp.resolve("kubeconfig")).toString();
+
+            int code = diffAt(SAT_0200, "--repo", origin.toString(), "--to", "feature", "--path", "specs",
+                    "--kubeconfig", kubeconfig, "--output", "json");
+
+            assertThat(code).as(err.toString()).isZero();
+            JsonNode json = new ObjectMapper().readTree(out.toString());
+            assertThat(pool(json, "batch").get("impact").get("nodes").asInt()).isZero();
+            assertThat(pool(json, "batch").get("eta").isNull()).as("no node to restart: no estimate").isTrue();
+            assertThat(pool(json, "batch").has("etaLeftOut")).isFalse();
+            // 90 s a node (drain 30 s, replacement Ready 60 s later), one at a time: 360 s of work.
+            // Window 1 [02:00, 02:02): node 1 drains at 02:00:00 (Ready 02:01:30), node 2 at 02:01:30, still
+            // inside (Ready 02:03:00). Window 2 [03:00, 03:02): node 3 drains at 03:00:00 (Ready 03:01:30),
+            // node 4 at 03:01:30, still inside, Ready at 03:03:00 = 02:00 + 3780 s.
+            assertThat(pool(json, "web").get("eta").toString()).isEqualTo(eta(360, "2026-03-07T03:03:00Z",
+                    List.of("2026-03-07T02:00:00Z", "2026-03-07T02:02:00Z", "2026-03-07T03:00:00Z", "2026-03-07T03:02:00Z"),
+                    "4 node(s), AutoRollingUpdate with maxSurge 0 and maxUnavailable 1", "machine creation 1m (median of 1 observed)",
+                    "drain 30s (median of 1 observed)", "starts at 2026-03-07T02:00:00Z",
+                    "no faults: no blocked drain, failed machine or unhealthy node"));
+
+            out.getBuffer().setLength(0);
+            diffAt(SAT_0200, "--repo", origin.toString(), "--to", "feature", "--path", "specs", "--kubeconfig", kubeconfig,
+                    "--output", "markdown");
+
+            assertThat(out.toString()).contains("\n**ETA** (pools roll one at a time, in role order):\n"
+                    + "- web: 4 nodes replaced, ~6m of work, in 2 windows: Sat 02:00–02:02, Sat 03:00–03:02 (UTC); "
+                    + "done by 2026-03-07T03:03:00Z\n\n");
         }
     }
 
@@ -209,6 +306,14 @@ class DiffRepositoryIT {
                 .isEqualTo("{\"nodes\":6,\"nodesMin\":4,\"kind\":\"replaced\",\"source\":\"spec\"}");
         assertThat(pool(json, "batch").get("impact").toString())
                 .isEqualTo("{\"nodes\":5,\"nodesMin\":2,\"kind\":\"kubelet_restarted\",\"source\":\"spec\"}");
+        // The ETA takes the maximum, 6 nodes, and the default durations (no record was read): one node at a
+        // time, drained in 30 s and replaced in 120 s, 6 × 150 = 900 s of work; both said in the assumptions.
+        JsonNode webEta = pool(json, "web").get("eta");
+        assertThat(webEta.get("workSeconds").asInt()).isEqualTo(900);
+        assertThat(webEta.get("assumptions")).extracting(JsonNode::asText).contains(
+                "node count from the spec: its maximum, 6 (minimum 4); give --kubeconfig to count the nodes outdated in the cluster",
+                "default durations: the pools' observed durations are read only with --kubeconfig",
+                "machine creation 2m (default: none observed in this pool yet)");
 
         out.getBuffer().setLength(0);
         run("diff", "--repo", origin.toString(), "--to", "feature", "--path", "specs", "--output", "markdown");
@@ -412,8 +517,35 @@ class DiffRepositoryIT {
 
     // ---- helpers -----------------------------------------------------------------------------
 
+    /** An {@code eta} object as JSON text: windows as open, close, open, close, …; then the assumptions. */
+    private static String eta(int workSeconds, String completesAt, List<String> windows, String... assumptions) {
+        ObjectMapper mapper = new ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode eta = mapper.createObjectNode().put("workSeconds", workSeconds)
+                .put("completesAt", completesAt);
+        com.fasterxml.jackson.databind.node.ArrayNode w = eta.putArray("windows");
+        for (int i = 0; i < windows.size(); i += 2) {
+            w.addObject().put("open", windows.get(i)).put("close", windows.get(i + 1));
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode a = eta.putArray("assumptions");
+        List.of(assumptions).forEach(a::add);
+        return eta.toString();
+    }
+
+    /** The pool's status record as the agent keeps it, holding these observed durations. */
+    private static void durations(EmbeddedKubernetes kube, String pool, Map<String, String> data) {
+        kube.client().configMaps().resource(PoolStatusRecords.create(Agent.NAMESPACE, pool, data)).create();
+    }
+
     private int run(String... args) {
         CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        return cli.execute(args);
+    }
+
+    /** {@code nightshift diff ARGS} with "now" at {@code now}, so that the ETA's instants are exact. */
+    private int diffAt(Instant now, String... args) {
+        CommandLine cli = new CommandLine(new DiffCommand(Clock.fixed(now, ZoneOffset.UTC)));
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         return cli.execute(args);

@@ -242,7 +242,8 @@ public final class DiffCommand implements Callable<Integer> {
                     ? PoolImpact.fromSpec(d, pool)
                     : PoolImpact.fromCluster(d, pool.get(), live.get().nodes().getOrDefault(d.pool(), List.of())));
         }
-        Instant now = clock.instant();
+        // Whole seconds: the estimate's instants are shown and compared as such.
+        Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
         Map<String, RolloutEta.Estimate> estimates = new LinkedHashMap<>();
         for (ClusterSpec c : after.clusters()) {
             // As the Reconciler builds it from the spec it acts on; the validations the agent requires by default.
@@ -271,9 +272,7 @@ public final class DiffCommand implements Callable<Integer> {
         Optional<PoolEta> eta = estimate.pool(pool).map(e -> {
             List<String> assumed = new ArrayList<>();
             if (impact.source() == PoolImpact.Source.SPEC) {
-                assumed.add("node count from the spec: its maximum, " + impact.nodes()
-                        + impact.nodesMin().filter(min -> min != impact.nodes()).map(min -> " (minimum " + min + ")").orElse("")
-                        + "; give --kubeconfig to count the nodes outdated in the cluster");
+                assumed.add("node count from the spec: its maximum (give --kubeconfig to count the nodes outdated in the cluster)");
             }
             if (live.isEmpty()) {
                 assumed.add("default durations: the pools' observed durations are read only with --kubeconfig");

@@ -121,8 +121,9 @@ final class DiffMarkdown {
     /**
      * How long: one line per pool in the order the pools roll, in the issue's form ({@code web: 4 nodes
      * replaced, ~6m of work, in 2 windows: Sat 02:00–02:02, Sat 03:00–03:02 (UTC)}) and when it is
-     * done; the pools the estimate leaves out, named with the reason; then what each estimate
-     * assumes, folded, one line per pool. Nothing when no change disrupts a node.
+     * done; the pools the estimate leaves out, named with the reason; then what the estimates
+     * assume, folded: what all assume on one line, then one line per pool. Nothing when no change
+     * disrupts a node.
      */
     private static List<String> eta(DiffReview review) {
         List<DiffReview.PoolReview> estimated = review.estimatedInRollOrder();
@@ -145,8 +146,19 @@ final class DiffMarkdown {
             lines.add("");
             lines.add("<details><summary>What the estimate assumes</summary>");
             lines.add("");
+            // What every estimate assumes once, then each pool's own.
+            List<String> shared = new ArrayList<>(estimated.get(0).eta().estimate().orElseThrow().assumptions());
+            estimated.forEach(p -> shared.retainAll(p.eta().estimate().orElseThrow().assumptions()));
+            if (estimated.size() > 1 && !shared.isEmpty()) {
+                lines.add("- every pool: " + text(String.join("; ", shared)));
+            } else {
+                shared.clear();
+            }
             for (DiffReview.PoolReview p : estimated) {
-                lines.add("- " + review.name(p) + ": " + text(String.join("; ", p.eta().estimate().orElseThrow().assumptions())));
+                List<String> own = p.eta().estimate().orElseThrow().assumptions().stream().filter(a -> !shared.contains(a)).toList();
+                if (!own.isEmpty()) {
+                    lines.add("- " + review.name(p) + ": " + text(String.join("; ", own)));
+                }
             }
             lines.add("");
             lines.add("</details>");

@@ -124,6 +124,9 @@ class CiExamplesIT {
                     .startsWith("<!-- nightshift-diff -->\n### Nightshift: 1 pool changes\n\nCompared `" + base.substring(0, 12)
                             + "` (where it branched off `origin/main`) → `" + bump.substring(0, 12) + "`.")
                     .contains("**web** · ROLL · 2 nodes replaced (of 2 in the cluster)")
+                    // The ETA of the nodes counted in the cluster; no window configured, so done by a time.
+                    .contains("\n**ETA** (pools roll one at a time, in role order):\n- web: 2 nodes replaced, ~")
+                    .containsPattern("- web: 2 nodes replaced, ~\\d+m of work, done by \\w{3} \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(UTC\\)\n")
                     .doesNotContain("late");
             assertThat(githubOutput(runnerTemp)).containsEntry("code", "0");
             assertThat(githubStep("Gate on the decision", runnerTemp, Map.of("CODE", "0")).exitCode()).isZero();
@@ -275,7 +278,11 @@ class CiExamplesIT {
             assertThat(first.exitCode()).as(first.output()).isZero();
             assertThat(api.notes).hasSize(1);
             assertThat(api.notes.get(100)).isEqualTo(Files.readString(workDir.resolve("diff.md")))
-                    .contains("**web** · ROLL · 2–3 nodes replaced (the spec's minimum–maximum)");
+                    .contains("**web** · ROLL · 2–3 nodes replaced (the spec's minimum–maximum)")
+                    // Without a cluster the ETA takes the spec's maximum and the default durations, and says so.
+                    .contains("- web: 3 nodes replaced, ~")
+                    .contains("node count from the spec: its maximum (give --kubeconfig to count the nodes outdated in the cluster)")
+                    .contains("default durations: the pools' observed durations are read only with --kubeconfig");
 
             env.put("CI_COMMIT_SHA", typo);
             Run second = exec(List.of("bash", "-eo", "pipefail", "-c", gitlabScript()), env, origin);

@@ -223,11 +223,11 @@ class DiffRepositoryIT {
 
                     <details><summary>What the estimate assumes</summary>
 
+                    - every pool: no faults: no blocked drain, failed machine or unhealthy node
                     - batch: 3 node(s), AutoRollingUpdate with maxSurge 1 and maxUnavailable 0; kubelet restart 10s (median of 1 observed); \
-                    starts at 2026-03-07T02:00:00Z; no faults: no blocked drain, failed machine or unhealthy node
+                    starts at 2026-03-07T02:00:00Z
                     - web: 4 node(s), AutoRollingUpdate with maxSurge 0 and maxUnavailable 1; machine creation 1m (median of 1 observed); \
-                    drain 30s (median of 1 observed); starts when batch finishes (pools roll one at a time, in role order); \
-                    no faults: no blocked drain, failed machine or unhealthy node
+                    drain 30s (median of 1 observed); starts when batch finishes (pools roll one at a time, in role order)
 
                     </details>
                     """.formatted(branchPoint.substring(0, 12), feature.substring(0, 12)));
@@ -311,7 +311,7 @@ class DiffRepositoryIT {
         JsonNode webEta = pool(json, "web").get("eta");
         assertThat(webEta.get("workSeconds").asInt()).isEqualTo(900);
         assertThat(webEta.get("assumptions")).extracting(JsonNode::asText).contains(
-                "node count from the spec: its maximum, 6 (minimum 4); give --kubeconfig to count the nodes outdated in the cluster",
+                "node count from the spec: its maximum (give --kubeconfig to count the nodes outdated in the cluster)",
                 "default durations: the pools' observed durations are read only with --kubeconfig",
                 "machine creation 2m (default: none observed in this pool yet)");
 

@@ -43,8 +43,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code nightshift diff}: what a change from OLD to NEW means for every pool, how many nodes it
  * touches, and how long that takes in which maintenance windows ({@link RolloutEta}, from now, with
- * the pools' observed durations when {@code --kubeconfig} reaches their status records). The two sides are spec directories ({@code --old}/{@code --new}) or two commits of a
- * repository ({@code --repo}/{@code --to}/{@code --from}), read as the agent reads them. Exit 0 when
+ * the pools' observed durations when {@code --kubeconfig} reaches their status records). The two
+ * sides are spec directories ({@code --old}/{@code --new}) or two commits of a repository
+ * ({@code --repo}/{@code --to}/{@code --from}), read as the agent reads them. Exit 0 when
  * both sides are valid, 3 when a change is rejected, 2 for invalid input or usage.
  */
 @Command(name = "diff", mixinStandardHelpOptions = true,

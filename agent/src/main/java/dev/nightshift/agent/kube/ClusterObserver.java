@@ -126,7 +126,7 @@ public final class ClusterObserver implements AutoCloseable {
         // heartbeats are nobody's business here.
         this.registrations = client.nodes().withoutLabel(NodeMarks.POOL).withLimit(PAGE).runnableInformer(0);
         registrations.addEventHandler(new Trigger<>(WatchEvents.Kind.UNLABELLED_NODE, n -> {
-            provider.nodesChanged(Optional.empty());
+            provider.nodeRegistered(n.getMetadata().getName());
             return true;
         }, (before, after) -> false));
     }
@@ -136,8 +136,9 @@ public final class ClusterObserver implements AutoCloseable {
      * replaced outside the agent): the provider reads the pool's machines again at the next reconcile.
      */
     private boolean machineNews(Node node, boolean matters) {
-        if (matters) {
-            provider.nodesChanged(Optional.ofNullable(node.getMetadata().getLabels()).map(l -> l.get(NodeMarks.POOL)));
+        String pool = NodeMarks.labels(node).get(NodeMarks.POOL);
+        if (matters && pool != null) {
+            provider.nodeChanged(pool);
         }
         return matters;
     }

@@ -24,18 +24,25 @@ public interface MachineProvider extends AutoCloseable {
     /**
      * A reconcile begins: what was read from the provider for the last one may be stale. A provider
      * that is not watched (an HTTP API) lists each pool at most once per reconcile, from here on, and
-     * uses a listing again only while nothing says it changed (see {@link #nodesChanged}).
+     * uses a listing again only while nothing says it changed (see {@link #nodeChanged}, {@link #nodeRegistered}).
      */
     default void refresh() {
     }
 
     /**
      * A node of {@code pool} changed in a way that can change a plan (a condition, a label, a taint,
-     * a deletion; not a heartbeat), or, with no pool, a node of no pool registered. A provider that
-     * keeps a listing across reconciles reads the pool (every pool) again at the next one: the node
-     * may be news of its machine.
+     * a deletion; not a heartbeat). A provider that keeps a listing across reconciles reads the pool
+     * again at the next one: the node may be news of its machine.
      */
-    default void nodesChanged(Optional<String> pool) {
+    default void nodeChanged(String pool) {
+    }
+
+    /**
+     * A node without a pool label arrived: the node of a machine registering. A provider that keeps a
+     * listing across reconciles reads again, at the next one, a pool whose listing names that node or
+     * has a running machine whose node it does not know yet.
+     */
+    default void nodeRegistered(String node) {
     }
 
     /**

@@ -191,11 +191,16 @@ class ClusterObserverTest {
     void aNodeChangeThatMattersTellsTheProviderItsPoolAndAHeartbeatDoesNot() throws Exception {
         seam.edit(n -> n.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
                 .withType("Ready").withStatus("True").withLastHeartbeatTime("2026-03-01T09:00:00Z").build())));
-        List<Optional<String>> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
         MachineProvider recording = new MachineProvider() {
             @Override
-            public void nodesChanged(Optional<String> pool) {
-                told.add(pool);
+            public void nodeChanged(String pool) {
+                told.add("pool " + pool);
+            }
+
+            @Override
+            public void nodeRegistered(String node) {
+                told.add("registered " + node);
             }
 
             @Override
@@ -219,16 +224,16 @@ class ClusterObserverTest {
         try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", recording, () -> { },
                 Clock.fixed(NOW, ZoneOffset.UTC))) {
             observer.start();
-            await().until(() -> told.contains(Optional.of(POOL)));
+            await().until(() -> told.contains("pool " + POOL));
             told.clear();
 
             seam.edit(n -> n.getStatus().getConditions().get(0).setLastHeartbeatTime("2026-03-01T09:00:10Z"));
             seam.edit(n -> n.getMetadata().getLabels().put("team", "web"));
             await().until(() -> !told.isEmpty());
-            assertThat(told).as("the heartbeat came first and told nothing").containsExactly(Optional.of(POOL));
+            assertThat(told).as("the heartbeat came first and told nothing").containsExactly("pool " + POOL);
 
             seam.kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName("unlabelled-1").endMetadata().build()).create();
-            await().until(() -> told.contains(Optional.empty()));
+            await().until(() -> told.contains("registered unlabelled-1"));
         }
     }
 }

@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,11 +34,13 @@ import dev.nightshift.strategies.model.DesiredPool;
  * {@link #POLL}: the API has no watch.
  *
  * <p>A listing in which every machine is {@code running} is used again by later reconciles until
- * one of the pool's nodes changes in a way that matters ({@link #nodesChanged}: a condition, a
+ * one of the pool's nodes changes in a way that matters ({@link #nodeChanged}: a condition, a
  * label, a taint, a deletion — what a machine failing or deleted outside the agent shows), a node
- * without a pool registers (it may be any pool's), or it is {@link #RELIST} old. In a cluster of
- * 200 quiet pools a reconcile then lists nothing, where it listed 200 times; a pool being rolled
- * has machines creating or deleting, or nodes changing, and is listed at every reconcile as before.
+ * registers that the listing names or may not know yet ({@link #nodeRegistered}), or it is
+ * {@link #RELIST} old. In a cluster of 200 quiet pools a reconcile then lists nothing, where it
+ * listed 200 times; a pool being rolled has machines creating or deleting, or nodes changing, and
+ * is listed at every reconcile as before. A machine an adapter adds to a quiet pool on its own is
+ * seen within {@link #RELIST}.
  *
  * <p>A machine's {@code annotations} are the hashes it was created (or updated, or stamped) with
  * and its surge partner; the agent copies them onto its node when the node registers
@@ -61,8 +62,8 @@ public final class HttpMachineProvider implements MachineProvider {
     private final Map<String, Listing> listed = new ConcurrentHashMap<>();
     /** Pools whose nodes changed since the last {@link #refresh}. */
     private final Set<String> nodesChanged = ConcurrentHashMap.newKeySet();
-    /** A node of no pool changed (registered) since the last {@link #refresh}: every listing may miss it. */
-    private final AtomicBoolean unknownNodeChanged = new AtomicBoolean();
+    /** Nodes of no pool that registered since the last {@link #refresh}. */
+    private final Set<String> registered = ConcurrentHashMap.newKeySet();
     private ScheduledExecutorService poller;
 
     public HttpMachineProvider(MachineApi api) {
@@ -86,6 +87,11 @@ public final class HttpMachineProvider implements MachineProvider {
         /** No machine changes on its own: nothing the API could say differently until something else changes. */
         boolean settled() {
             return machines.stream().allMatch(m -> m.state() == MachineState.RUNNING);
+        }
+
+        /** The node may be one of these machines': the listing names it, or has a machine whose node is not known yet. */
+        boolean mayHold(Set<String> nodes) {
+            return machines.stream().anyMatch(m -> m.nodeName() == null || nodes.contains(m.nodeName()));
         }
     }
 
@@ -114,19 +120,25 @@ public final class HttpMachineProvider implements MachineProvider {
     @Override
     public void refresh() {
         Instant now = clock.instant();
-        boolean everyPool = unknownNodeChanged.getAndSet(false);
+        Set<String> arrived = Set.copyOf(registered);
+        registered.removeAll(arrived);
         for (Map.Entry<String, Listing> e : List.copyOf(listed.entrySet())) {
             boolean changed = nodesChanged.remove(e.getKey());
             Listing l = e.getValue();
-            if (everyPool || changed || !l.settled() || !now.isBefore(l.listedAt().plus(RELIST))) {
+            if (changed || !l.settled() || (!arrived.isEmpty() && l.mayHold(arrived)) || !now.isBefore(l.listedAt().plus(RELIST))) {
                 listed.remove(e.getKey());
             }
         }
     }
 
     @Override
-    public void nodesChanged(Optional<String> pool) {
-        pool.ifPresentOrElse(nodesChanged::add, () -> unknownNodeChanged.set(true));
+    public void nodeChanged(String pool) {
+        nodesChanged.add(pool);
+    }
+
+    @Override
+    public void nodeRegistered(String node) {
+        registered.add(node);
     }
 
     /** The pool's machines as the API last reported them, listed now if this reconcile may not use the last listing. */

@@ -194,6 +194,8 @@ class HttpMachineProviderTest {
     void aListingOfRunningMachinesServesLaterReconcilesUntilANodeOfThePoolChangesOrItIsOld() {
         api.put(new ApiMachine("m-a", "web", "web-a", MachineState.RUNNING, T, Map.of(), null));
         api.put(new ApiMachine("m-d", "db", "db-a", MachineState.RUNNING, T, Map.of(), null));
+        api.put(new ApiMachine("m-q", "quiet", "quiet-a", MachineState.RUNNING, T, Map.of(), null));
+        api.put(new ApiMachine("m-b", "bastion", null, MachineState.RUNNING, T, Map.of(), null));
         java.util.concurrent.atomic.AtomicReference<Instant> now = new java.util.concurrent.atomic.AtomicReference<>(T);
         java.time.Clock clock = new java.time.Clock() {
             @Override
@@ -212,33 +214,31 @@ class HttpMachineProviderTest {
             }
         };
         HttpMachineProvider provider = new HttpMachineProvider(api, HttpMachineProvider.POLL, clock);
-        provider.machines("web");
-        provider.machines("db");
+        java.util.List<String> pools = java.util.List.of("web", "db", "quiet", "bastion");
+        pools.forEach(provider::machines);
 
         for (int reconcile = 0; reconcile < 3; reconcile++) {
             now.set(now.get().plusSeconds(30));
             provider.refresh();
-            provider.machines("web");
-            provider.machines("db");
+            pools.forEach(provider::machines);
         }
-        assertThat(api.calls("list")).as("quiet pools are listed once").hasSize(2);
+        assertThat(api.calls("list")).as("quiet pools are listed once").hasSize(4);
 
-        provider.nodesChanged(java.util.Optional.of("web"));
+        provider.nodeChanged("web");
         provider.refresh();
-        provider.machines("web");
-        provider.machines("db");
-        assertThat(api.calls("list")).as("a node of web changed: web alone is listed again").hasSize(3);
+        pools.forEach(provider::machines);
+        assertThat(api.calls("list")).as("a node of web changed: web alone is listed again").hasSize(5);
 
-        provider.nodesChanged(java.util.Optional.empty());
+        provider.nodeRegistered("db-a");
         provider.refresh();
-        provider.machines("web");
-        provider.machines("db");
-        assertThat(api.calls("list")).as("a node of no pool registered: every pool is listed again").hasSize(5);
+        pools.forEach(provider::machines);
+        assertThat(api.calls("list")).as("db's node registered: db, and bastion (whose machine's node is not known), are listed again")
+                .hasSize(7);
 
         now.set(now.get().plus(HttpMachineProvider.RELIST));
         provider.refresh();
         provider.machines("web");
-        assertThat(api.calls("list")).as("a listing RELIST old is not used").hasSize(6);
+        assertThat(api.calls("list")).as("a listing RELIST old is not used").hasSize(8);
     }
 
     @Test

@@ -179,21 +179,42 @@ public final class RolloutEta {
         boolean kubelet = w.kind() == PendingAction.KUBELET_RESTART;
         PendingAction kind = kubelet ? PendingAction.KUBELET_RESTART
                 : spec.updateStrategy().inPlace() ? PendingAction.IN_PLACE : PendingAction.ROLL;
-        SimulationSetup setup = SimulationSetup.of(desired, pool.name(), w.nodes(), durations.estimate(PoolDurations.Kind.CREATE),
-                        durations.estimate(PoolDurations.Kind.DRAIN))
-                .withNodeUpdates(durations.estimate(PoolDurations.Kind.IN_PLACE), durations.estimate(PoolDurations.Kind.KUBELET_RESTART))
+        List<String> assumptions = new ArrayList<>();
+        List<PoolDurations.Kind> timed = kinds(kind);
+        Duration create = !timed.contains(PoolDurations.Kind.CREATE) ? durations.estimate(PoolDurations.Kind.CREATE)
+                : withinTimeout(durations, PoolDurations.Kind.CREATE, spec.machineControllerManager().creationTimeout(),
+                "creationTimeout", assumptions);
+        Duration inPlace = !timed.contains(PoolDurations.Kind.IN_PLACE) ? durations.estimate(PoolDurations.Kind.IN_PLACE)
+                : withinTimeout(durations, PoolDurations.Kind.IN_PLACE, spec.machineControllerManager().inPlaceUpdateTimeout(),
+                "inPlaceUpdateTimeout", assumptions);
+        boolean beyondTimeout = timed.stream().anyMatch(k -> k == PoolDurations.Kind.CREATE && create == null
+                || k == PoolDurations.Kind.IN_PLACE && inPlace == null);
+        if (beyondTimeout) {
+            // Every new machine (or in-place update) would count as failed and be tried again for ever: simulating that
+            // to the horizon would cost seconds of CPU and say nothing more.
+            assumptions.add(after.map(p -> "starts when " + p + " finishes (pools roll one at a time, in role order)")
+                    .orElse("starts at " + start));
+            return new PoolEta(pool.name(), kind, w.nodes(), HORIZON, start, Optional.empty(), List.of(), assumptions);
+        }
+        SimulationSetup setup = SimulationSetup.of(desired, pool.name(), w.nodes(), create, durations.estimate(PoolDurations.Kind.DRAIN))
+                .withNodeUpdates(inPlace, durations.estimate(PoolDurations.Kind.KUBELET_RESTART))
                 .withOutdated(kubelet ? SimulationSetup.Outdated.KUBELET : SimulationSetup.Outdated.ROLL)
                 .withHorizon(HORIZON);
         Simulator simulator = new Simulator(planner);
         SimulationResult unconfined = simulator.run(setup.withWindows(start, MaintenanceWindows.ALWAYS_OPEN));
         boolean confined = !calendar.alwaysOpen() && calendar.confineSpecUpdateRollout() && !spec.rolloutOutsideWindow();
         boolean exclusions = desired.cluster().maintenance().map(m -> !m.exclusions().isEmpty()).orElse(false);
-        SimulationResult run = confined || exclusions ? simulator.run(setup.withWindows(start, new CalendarWindows(calendar))) : unconfined;
+        // Windows only add waiting: work that does not finish with every window open does not finish through them.
+        SimulationResult run = (confined || exclusions) && unconfined.completed()
+                ? simulator.run(setup.withWindows(start, new CalendarWindows(calendar))) : unconfined;
 
-        List<String> assumptions = new ArrayList<>();
-        assumptions.add(w.nodes() + " node(s), " + spec.updateStrategy() + " with maxSurge " + run.resolvedMaxSurge()
+        assumptions.add(0, w.nodes() + " node(s), " + spec.updateStrategy() + " with maxSurge " + run.resolvedMaxSurge()
                 + " and maxUnavailable " + run.resolvedMaxUnavailable());
-        for (PoolDurations.Kind k : kinds(kind)) {
+        for (PoolDurations.Kind k : timed) {
+            if (k == PoolDurations.Kind.CREATE && !create.equals(durations.estimate(k))
+                    || k == PoolDurations.Kind.IN_PLACE && !inPlace.equals(durations.estimate(k))) {
+                continue;
+            }
             assumptions.add(durations.describe(k));
         }
         assumptions.add(after.map(p -> "starts when " + p + " finishes (pools roll one at a time, in role order)")
@@ -213,6 +234,32 @@ public final class RolloutEta {
         Duration work = unconfined.completed() ? millis(unconfined.finishedSeconds()) : HORIZON;
         List<Window> windows = confined && completesAt.isPresent() ? windows(calendar, start, completesAt.get()) : List.of();
         return new PoolEta(pool.name(), kind, w.nodes(), work, start, completesAt, windows, assumptions);
+    }
+
+    /**
+     * The duration to simulate for {@code kind}, or null when the median observed is not shorter than the pool's
+     * timeout for it (then every attempt would count as failed, and an assumption says so). The default, when nothing
+     * was observed, is capped at half the timeout, so that a pool with a short timeout (machines known to come up
+     * fast) is not estimated as never finishing.
+     */
+    private static Duration withinTimeout(PoolDurations durations, PoolDurations.Kind kind, Duration timeout, String timeoutName,
+                                          List<String> assumptions) {
+        Duration estimate = durations.estimate(kind);
+        if (durations.observed(kind).isEmpty()) {
+            if (estimate.compareTo(timeout) < 0) {
+                return estimate;
+            }
+            Duration capped = timeout.dividedBy(2);
+            assumptions.add(kind.label() + " " + PoolEta.shortDuration(capped) + " (none observed in this pool yet: the default "
+                    + PoolEta.shortDuration(estimate) + " capped at half the pool's " + timeoutName + " of " + PoolEta.shortDuration(timeout) + ")");
+            return capped;
+        }
+        if (estimate.compareTo(timeout) >= 0) {
+            assumptions.add("not finished: " + durations.describe(kind) + " is not shorter than the pool's " + timeoutName + " of "
+                    + PoolEta.shortDuration(timeout) + ", so every attempt would count as failed");
+            return null;
+        }
+        return estimate;
     }
 
     /** The durations that matter for this kind of work. */

@@ -340,7 +340,7 @@ public final class Reconciler implements AutoCloseable {
                 .sorted(java.util.Comparator.comparing(ReconcileReport.UpdateFailure::node)).toList();
         return Optional.of(new ReconcileReport(now, acting.commit(), window, plan, outcomes, accepted.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
-                Optional.empty(), accepted.targets(), failures, Optional.of(eta.estimate(desired, plan, durations::of, now))));
+                Optional.empty(), accepted.targets(), failures, eta.estimate(desired, plan, durations::of, now)));
     }
 
     /**
@@ -376,6 +376,7 @@ public final class Reconciler implements AutoCloseable {
     /** Lets a reconcile in progress finish its steps (a leader handing over mid-step would leave work half done). */
     @Override
     public void close() {
+        eta.close();
         loop.shutdown();
         try {
             if (!loop.awaitTermination(30, TimeUnit.SECONDS)) {

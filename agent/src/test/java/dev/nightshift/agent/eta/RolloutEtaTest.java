@@ -159,4 +159,39 @@ class RolloutEtaTest {
         assertThat(PoolWork.of("web", 3, PoolAction.KUBELET_RESTART)).contains(new PoolWork("web", 3, PendingAction.KUBELET_RESTART));
         assertThat(PoolWork.of("web", 3, PoolAction.PROPAGATE)).isEmpty();
     }
+
+    @Test
+    void aDefaultCreationNotShorterThanThePoolsCreationTimeoutIsCappedAtHalfOfIt() {
+        // The demo's pools: machines come up in seconds, so creationTimeout is 30 s. The default 2 minutes would make
+        // every simulated machine fail its creationTimeout and the rollout never finish (and cost the horizon's CPU).
+        DesiredCluster desired = TestClusters.load("""
+                apiVersion: nightshift.dev/v1alpha1
+                kind: Cluster
+                metadata: {name: c}
+                spec:
+                  kubernetes: {version: "1.31.4"}
+                """ + pool("web", ONE_AT_A_TIME + "machineControllerManager: {creationTimeout: 30s}\n"));
+
+        PoolEta web = new RolloutEta().estimate(desired, List.of(new PoolWork("web", 2, PendingAction.ROLL)), Map.of(), SAT_0200)
+                .pool("web").orElseThrow();
+
+        // One node at a time: drain 30 s (default) + creation 15 s (half the timeout) = 45 s a node, 90 s for two.
+        assertThat(web.workSeconds()).isEqualTo(90);
+        assertThat(web.completesAt()).contains(SAT_0200.plusSeconds(90));
+        assertThat(web.assumptions()).contains(
+                "machine creation 15s (none observed in this pool yet: the default 2m capped at half the pool's creationTimeout of 30s)");
+    }
+
+    @Test
+    void anObservedCreationNotShorterThanThePoolsCreationTimeoutNeverFinishesAndSaysWhy() {
+        DesiredCluster desired = TestClusters.load(CLUSTER_WITH_TWO_MINUTES_EVERY_HOUR
+                + pool("web", ONE_AT_A_TIME + "machineControllerManager: {creationTimeout: 30s}\n"));
+
+        PoolEta web = new RolloutEta().estimate(desired, List.of(new PoolWork("web", 2, PendingAction.ROLL)),
+                Map.of("web", SIXTY_AND_THIRTY), SAT_0200).pool("web").orElseThrow();
+
+        assertThat(web.completesAt()).isEmpty();
+        assertThat(web.assumptions()).contains("not finished: machine creation 1m (median of 1 observed) is not shorter than the pool's"
+                + " creationTimeout of 30s, so every attempt would count as failed");
+    }
 }

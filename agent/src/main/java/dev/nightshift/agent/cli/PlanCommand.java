@@ -30,7 +30,6 @@ import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
-import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.plan.Plan;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -107,7 +106,7 @@ public final class PlanCommand implements Callable<Integer> {
              ClusterObserver observer = new ClusterObserver(client, Agent.NAMESPACE, NODES_ONLY, () -> { })) {
             observer.start();
             ObservedCluster observed = observer.observe(
-                    new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()), true, pools);
+                    window.maintenanceState(), true, pools);
             Plan plan = new RolloutPlanner().plan(desired, observed, now);
             // What is left, pool after pool in role order, with each pool's durations as its record keeps them.
             Map<String, PoolDurations> history = new HashMap<>();

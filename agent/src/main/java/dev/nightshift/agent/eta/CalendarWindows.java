@@ -43,7 +43,7 @@ final class CalendarWindows implements MaintenanceWindows {
             return;
         }
         WindowState w = calendar.state(t);
-        state = new MaintenanceState(w.specRolloutAllowed(), w.selfInitiatedAllowed(), w.exclusion().isPresent());
+        state = w.maintenanceState();
         from = t;
         until = Stream.of(w.nextChange(), calendar.nextExclusionBoundary(t)).flatMap(Optional::stream)
                 .filter(c -> c.isAfter(t)).min(Instant::compareTo);

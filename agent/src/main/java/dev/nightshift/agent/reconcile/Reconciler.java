@@ -38,7 +38,6 @@ import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.ValidationStreak;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
-import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.Plan;
@@ -267,7 +266,7 @@ public final class Reconciler implements AutoCloseable {
                     .forEach(p -> executor.settle(p, observer.unmarked(p.name())));
         }
         ObservedCluster observed = observer.observe(
-                new MaintenanceState(window.specRolloutAllowed(), window.selfInitiatedAllowed(), window.exclusion().isPresent()),
+                window.maintenanceState(),
                 observer.controlPlaneNodesReady(), pools);
         KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(desired, observed, now), desired,
                 settings.apiServerVersion());

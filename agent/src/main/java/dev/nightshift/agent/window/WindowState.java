@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 import dev.nightshift.spec.model.Maintenance;
+import dev.nightshift.strategies.model.MaintenanceState;
 
 /**
  * The calendar at one instant.
@@ -30,6 +31,11 @@ public record WindowState(
     /** Disruptive work Nightshift starts on its own (nodes marked needs-update) may start now. */
     public boolean selfInitiatedAllowed() {
         return exclusion.isEmpty() && open;
+    }
+
+    /** The calendar as the planner sees it: the same three flags for the reconciler, {@code nightshift plan} and the ETA's simulation. */
+    public MaintenanceState maintenanceState() {
+        return new MaintenanceState(specRolloutAllowed(), selfInitiatedAllowed(), exclusion.isPresent());
     }
 
     /**

@@ -269,7 +269,7 @@ public final class DiffCommand implements Callable<Integer> {
 
     /** The pool's part of its cluster's estimate, with what the diff itself assumed: the node count's and durations' source. */
     private DiffReview.Eta eta(String pool, RolloutEta.Estimate estimate, PoolImpact impact, Optional<Live> live) {
-        Optional<String> leftOut = estimate.leftOut().stream().filter(l -> l.pool().equals(pool)).map(RolloutEta.LeftOut::reason).findFirst();
+        Optional<String> leftOut = estimate.leftOut(pool);
         Optional<PoolEta> eta = estimate.pool(pool).map(e -> {
             List<String> assumed = new ArrayList<>();
             if (impact.source() == PoolImpact.Source.SPEC) {

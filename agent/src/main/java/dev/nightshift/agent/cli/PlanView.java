@@ -63,8 +63,7 @@ final class PlanView {
         static final Eta NONE = new Eta(Optional.empty(), Optional.empty(), ZoneId.of("UTC"));
 
         static Eta of(String pool, RolloutEta.Estimate estimate) {
-            return new Eta(estimate.pool(pool), estimate.leftOut().stream().filter(l -> l.pool().equals(pool))
-                    .map(RolloutEta.LeftOut::reason).findFirst(), estimate.zone());
+            return new Eta(estimate.pool(pool), estimate.leftOut(pool), estimate.zone());
         }
     }
 

@@ -78,6 +78,11 @@ public final class RolloutEta {
         public Optional<PoolEta> pool(String name) {
             return pools.stream().filter(p -> p.pool().equals(name)).findFirst();
         }
+
+        /** Why the pool is left out of the estimate; empty when it is not. */
+        public Optional<String> leftOut(String name) {
+            return leftOut.stream().filter(l -> l.pool().equals(name)).map(LeftOut::reason).findFirst();
+        }
     }
 
     /**

@@ -190,7 +190,6 @@ public final class StatusJson {
     private static void eta(ObjectNode o, PoolReport p, Optional<RolloutEta.Estimate> estimate) {
         Optional<RolloutEta.Estimate> e = estimate.filter(x -> p.outdated() > 0);
         e.flatMap(x -> x.pool(p.pool())).ifPresentOrElse(eta -> EtaJson.put(o.putObject("eta"), eta), () -> o.putNull("eta"));
-        e.flatMap(x -> x.leftOut().stream().filter(l -> l.pool().equals(p.pool())).findFirst())
-                .ifPresent(l -> o.put("etaLeftOut", l.reason()));
+        e.flatMap(x -> x.leftOut(p.pool())).ifPresent(why -> o.put("etaLeftOut", why));
     }
 }

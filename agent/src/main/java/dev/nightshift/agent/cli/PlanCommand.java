@@ -16,7 +16,6 @@ import java.util.stream.Collectors;
 import dev.nightshift.agent.eta.PoolDurations;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.kube.ClusterObserver;
-import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.run.Agent;
@@ -110,8 +109,7 @@ public final class PlanCommand implements Callable<Integer> {
             Plan plan = new RolloutPlanner().plan(desired, observed, now);
             // What is left, pool after pool in role order, with each pool's durations as its record keeps them.
             Map<String, PoolDurations> history = new HashMap<>();
-            desired.pools().forEach(p -> history.put(p.name(), observer.statusRecord(Agent.NAMESPACE, p.name())
-                    .map(PoolStatusRecords::durations).orElse(PoolDurations.NONE)));
+            desired.pools().forEach(p -> history.put(p.name(), observer.recordedDurations(Agent.NAMESPACE, p.name())));
             RolloutEta.Estimate estimate = new RolloutEta().remaining(desired, plan, history, now);
             Map<String, Optional<PoolTarget>> targets = new HashMap<>();
             for (ResolvedPool p : loaded.get().resolvedPools(c.name())) {

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 
+import dev.nightshift.agent.eta.PoolDurations;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.strategies.model.MaintenanceState;
@@ -341,6 +342,11 @@ public final class ClusterObserver implements AutoCloseable {
 
     public Optional<ConfigMap> statusRecord(String namespace, String pool) {
         return Optional.ofNullable(records.getStore().getByKey(namespace + "/" + PoolStatusRecords.name(pool)));
+    }
+
+    /** The observed durations the pool's status record keeps ({@link PoolStatusRecords#durations}); none without a record. */
+    public PoolDurations recordedDurations(String namespace, String pool) {
+        return statusRecord(namespace, pool).map(PoolStatusRecords::durations).orElse(PoolDurations.NONE);
     }
 
     /** A node as the planner sees it: every mark read through {@link NodeMarks}. */

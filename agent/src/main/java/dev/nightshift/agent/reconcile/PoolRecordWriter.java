@@ -36,8 +36,7 @@ final class PoolRecordWriter {
 
     /** {@link #write(Map, ObservedCluster, ObservedDurations)}, each record keeping the durations it holds. */
     void write(Map<String, PoolStatus> statuses, ObservedCluster observed) {
-        write(statuses, observed, new ObservedDurations(pool -> observer.statusRecord(namespace, pool)
-                .map(PoolStatusRecords::durations).orElse(dev.nightshift.agent.eta.PoolDurations.NONE)));
+        write(statuses, observed, new ObservedDurations(pool -> observer.recordedDurations(namespace, pool)));
     }
 
     /**

@@ -21,12 +21,10 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.nightshift.agent.eta.PoolDurations;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
-import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
@@ -134,8 +132,7 @@ public final class Reconciler implements AutoCloseable {
         this.whyEvents = new WhyEvents(events);
         this.accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace());
         this.records = new PoolRecordWriter(client, observer, settings.namespace(), accepted);
-        this.durations = new ObservedDurations(pool -> observer.statusRecord(settings.namespace(), pool)
-                .map(PoolStatusRecords::durations).orElse(PoolDurations.NONE));
+        this.durations = new ObservedDurations(pool -> observer.recordedDurations(settings.namespace(), pool));
         this.eta = new EtaRefresh(new RolloutEta(planner.nodeUpdates()));
         // On close, pending timers are dropped; only a reconcile already running finishes.
         loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);

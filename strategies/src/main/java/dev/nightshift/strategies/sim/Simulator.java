@@ -262,10 +262,7 @@ public final class Simulator {
             Optional<Instant> event = Optional.ofNullable(events.peek()).map(Event::at);
             // A window opening or closing changes what the planner may start, as it wakes the agent.
             Optional<Instant> wake = earliest(lastPlan.wakeAt(), setup.windows().nextChangeAfter(now));
-            if (event.isPresent() && wake.isPresent()) {
-                return Optional.of(event.get().isBefore(wake.get()) ? event.get() : wake.get());
-            }
-            return event.or(() -> wake);
+            return earliest(event, wake);
         }
 
         private static Optional<Instant> earliest(Optional<Instant> a, Optional<Instant> b) {

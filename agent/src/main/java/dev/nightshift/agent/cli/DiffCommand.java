@@ -31,7 +31,6 @@ import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.strategies.model.DesiredCluster;
-import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.ObservedNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import picocli.CommandLine.Command;
@@ -248,8 +247,7 @@ public final class DiffCommand implements Callable<Integer> {
         Map<String, RolloutEta.Estimate> estimates = new LinkedHashMap<>();
         for (ClusterSpec c : after.clusters()) {
             // As the Reconciler builds it from the spec it acts on; the validations the agent requires by default.
-            DesiredCluster desired = new DesiredCluster(c, after.resolvedPools(c.name()).stream().map(DesiredPool::of).toList(),
-                    AgentConfig.Validation.DEFAULT.consecutive());
+            DesiredCluster desired = DesiredCluster.of(after, c.name(), AgentConfig.Validation.DEFAULT.consecutive());
             List<PoolWork> work = new ArrayList<>();
             impacts.forEach((d, impact) -> {
                 if (d.cluster().equals(c.name()) && impact.nodes() > 0) {

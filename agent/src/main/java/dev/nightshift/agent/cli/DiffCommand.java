@@ -280,7 +280,7 @@ public final class DiffCommand implements Callable<Integer> {
             }
             List<String> assumptions = new ArrayList<>(e.assumptions());
             assumptions.addAll(Math.min(1, assumptions.size()), assumed);
-            return new PoolEta(e.pool(), e.kind(), e.nodes(), e.work(), e.startsAt(), e.completesAt(), e.windows(), assumptions);
+            return e.withAssumptions(assumptions);
         });
         return new DiffReview.Eta(eta, leftOut, estimate.zone());
     }

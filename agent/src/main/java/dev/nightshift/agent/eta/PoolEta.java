@@ -42,6 +42,11 @@ public record PoolEta(String pool, PendingAction kind, int nodes, Duration work,
         assumptions = List.copyOf(assumptions);
     }
 
+    /** This estimate resting on {@code other} assumptions (a caller's own added to the estimate's). */
+    public PoolEta withAssumptions(List<String> other) {
+        return new PoolEta(pool, kind, nodes, work, startsAt, completesAt, windows, other);
+    }
+
     /** {@link #work} in whole seconds, rounded up. */
     public long workSeconds() {
         return work.getSeconds() + (work.getNano() > 0 ? 1 : 0);

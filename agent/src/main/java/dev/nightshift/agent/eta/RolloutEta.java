@@ -152,7 +152,7 @@ public final class RolloutEta {
             }
             List<String> assumptions = new ArrayList<>(p.assumptions());
             assumptions.add(updating + " node(s) being updated now are counted as not started");
-            return new PoolEta(p.pool(), p.kind(), p.nodes(), p.work(), p.startsAt(), p.completesAt(), p.windows(), assumptions);
+            return p.withAssumptions(assumptions);
         }).toList();
         List<LeftOut> leftOut = new ArrayList<>(paused);
         leftOut.addAll(e.leftOut());

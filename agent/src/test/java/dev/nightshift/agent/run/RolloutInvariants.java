@@ -232,7 +232,11 @@ final class RolloutInvariants {
         assertThat(cordons).as("some node was drained at all").isNotEmpty();
     }
 
-    /** The pool's machines at {@code time} from the machine API's log: seeded or created, and not yet being deleted. */
+    /**
+     * The pool's machines at {@code time} from the machine API's log: seeded or created, and not yet being deleted. A
+     * replace is one operation: its replacement's {@code CREATED} line (written first, a moment before the old
+     * machine's {@code REPLACED}) already takes the old machine out.
+     */
     private static int machinesAt(List<MachineLog.Entry> entries, String pool, Instant time) {
         Set<String> alive = new HashSet<>();
         for (MachineLog.Entry e : entries) {
@@ -240,7 +244,13 @@ final class RolloutInvariants {
                 continue;
             }
             switch (e.event()) {
-                case SEEDED, CREATED -> alive.add(e.machine());
+                case SEEDED -> alive.add(e.machine());
+                case CREATED -> {
+                    alive.add(e.machine());
+                    if (e.replaces() != null) {
+                        alive.remove(e.replaces());
+                    }
+                }
                 case DELETING, REPLACED, GONE -> alive.remove(e.machine());
                 default -> { }
             }

@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.eta.PoolDurations;
+import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.agent.eta.PoolEta;
 import dev.nightshift.agent.eta.PoolWork;
 import dev.nightshift.agent.eta.RolloutEta;
@@ -261,12 +262,12 @@ public final class DiffCommand implements Callable<Integer> {
         }
         List<DiffReview.PoolReview> reviews = new ArrayList<>();
         impacts.forEach((d, impact) -> reviews.add(new DiffReview.PoolReview(d, impact,
-                Optional.ofNullable(estimates.get(d.cluster())).map(e -> eta(d.pool(), e, impact, live)).orElse(DiffReview.Eta.NONE))));
+                Optional.ofNullable(estimates.get(d.cluster())).map(e -> eta(d.pool(), e, impact, live)).orElse(PoolEstimate.NONE))));
         return reviews;
     }
 
     /** The pool's part of its cluster's estimate, with what the diff itself assumed: the node count's and durations' source. */
-    private DiffReview.Eta eta(String pool, RolloutEta.Estimate estimate, PoolImpact impact, Optional<Live> live) {
+    private PoolEstimate eta(String pool, RolloutEta.Estimate estimate, PoolImpact impact, Optional<Live> live) {
         Optional<String> leftOut = estimate.leftOut(pool);
         Optional<PoolEta> eta = estimate.pool(pool).map(e -> {
             List<String> assumed = new ArrayList<>();
@@ -282,7 +283,7 @@ public final class DiffCommand implements Callable<Integer> {
             assumptions.addAll(Math.min(1, assumptions.size()), assumed);
             return e.withAssumptions(assumptions);
         });
-        return new DiffReview.Eta(eta, leftOut, estimate.zone());
+        return new PoolEstimate(eta, leftOut, estimate.zone());
     }
 
     private Live live(SpecSet after) throws UsageProblem {

@@ -57,8 +57,7 @@ final class DiffJson {
         d.forceTokenUsed().ifPresent(t -> p.put("forceTokenUsed", t));
         putImpact(p.putObject("impact"), pool.impact());
         // As in /status and plan: null for a change that disrupts no node, or one the estimate leaves out (etaLeftOut says why).
-        pool.eta().estimate().ifPresentOrElse(e -> EtaJson.put(p.putObject("eta"), e), () -> p.putNull("eta"));
-        pool.eta().leftOut().ifPresent(why -> p.put("etaLeftOut", why));
+        EtaJson.putPool(p, pool.eta());
     }
 
     /** {@code {nodes, kind, source}}; from the spec also {@code nodesMin}, from the cluster {@code poolNodes}. */

@@ -135,7 +135,7 @@ final class DiffMarkdown {
         lines.add("");
         lines.add("**ETA** (pools roll one at a time, in role order):");
         for (DiffReview.PoolReview p : estimated) {
-            PoolEta e = p.eta().estimate().orElseThrow();
+            PoolEta e = p.eta().eta().orElseThrow();
             lines.add("- " + review.name(p) + ": " + text(e.text(p.eta().zone()))
                     + (e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")));
         }
@@ -147,15 +147,15 @@ final class DiffMarkdown {
             lines.add("<details><summary>What the estimate assumes</summary>");
             lines.add("");
             // What every estimate assumes once, then each pool's own.
-            List<String> shared = new ArrayList<>(estimated.get(0).eta().estimate().orElseThrow().assumptions());
-            estimated.forEach(p -> shared.retainAll(p.eta().estimate().orElseThrow().assumptions()));
+            List<String> shared = new ArrayList<>(estimated.get(0).eta().eta().orElseThrow().assumptions());
+            estimated.forEach(p -> shared.retainAll(p.eta().eta().orElseThrow().assumptions()));
             if (estimated.size() > 1 && !shared.isEmpty()) {
                 lines.add("- every pool: " + text(String.join("; ", shared)));
             } else {
                 shared.clear();
             }
             for (DiffReview.PoolReview p : estimated) {
-                List<String> own = p.eta().estimate().orElseThrow().assumptions().stream().filter(a -> !shared.contains(a)).toList();
+                List<String> own = p.eta().eta().orElseThrow().assumptions().stream().filter(a -> !shared.contains(a)).toList();
                 if (!own.isEmpty()) {
                     lines.add("- " + review.name(p) + ": " + text(String.join("; ", own)));
                 }

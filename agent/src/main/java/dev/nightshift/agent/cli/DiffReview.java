@@ -1,11 +1,10 @@
 package dev.nightshift.agent.cli;
 
 import java.time.Instant;
-import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 
-import dev.nightshift.agent.eta.PoolEta;
+import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.spec.diff.PoolDecision;
 
 /**
@@ -24,9 +23,9 @@ record DiffReview(Optional<Revisions> revisions, List<PoolReview> pools, List<Si
 
     /** The pools with an estimate, in the order they roll (each starts when the one before finishes). */
     List<PoolReview> estimatedInRollOrder() {
-        return pools.stream().filter(p -> p.eta().estimate().isPresent())
-                .sorted(java.util.Comparator.comparing((PoolReview p) -> p.eta().estimate().get().startsAt())
-                        .thenComparing(p -> p.eta().estimate().get().completesAt().orElse(Instant.MAX)))
+        return pools.stream().filter(p -> p.eta().eta().isPresent())
+                .sorted(java.util.Comparator.comparing((PoolReview p) -> p.eta().eta().get().startsAt())
+                        .thenComparing(p -> p.eta().eta().get().completesAt().orElse(Instant.MAX)))
                 .toList();
     }
 
@@ -47,22 +46,12 @@ record DiffReview(Optional<Revisions> revisions, List<PoolReview> pools, List<Si
      * One pool: its decision and the nodes that decision touches. Everything a writer shows for a
      * pool is here, so a new per-pool figure is one more component and one more line per writer.
      */
-    record PoolReview(PoolDecision decision, PoolImpact impact, Eta eta) {
+    record PoolReview(PoolDecision decision, PoolImpact impact, PoolEstimate eta) {
 
         /** A pool without an estimate (its change disrupts no node, or nothing was estimated). */
         PoolReview(PoolDecision decision, PoolImpact impact) {
-            this(decision, impact, Eta.NONE);
+            this(decision, impact, PoolEstimate.NONE);
         }
-    }
-
-    /**
-     * How long the pool's change is expected to take, and in which windows ({@link PoolEta}, shown in
-     * {@code zone}, its cluster calendar's); or why the estimate leaves out a pool with work
-     * (report-only, ManualInPlaceUpdate); neither for a change that disrupts no node.
-     */
-    record Eta(Optional<PoolEta> estimate, Optional<String> leftOut, ZoneId zone) {
-
-        static final Eta NONE = new Eta(Optional.empty(), Optional.empty(), ZoneId.of("UTC"));
     }
 
     /**

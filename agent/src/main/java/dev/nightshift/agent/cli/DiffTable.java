@@ -52,7 +52,7 @@ final class DiffTable {
         }
         out.println("ETA (pools roll one at a time, in role order; assumptions in --output json):");
         for (DiffReview.PoolReview p : estimated) {
-            PoolEta e = p.eta().estimate().orElseThrow();
+            PoolEta e = p.eta().eta().orElseThrow();
             out.println("  " + review.name(p) + ": " + e.text(p.eta().zone())
                     + (e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")));
         }

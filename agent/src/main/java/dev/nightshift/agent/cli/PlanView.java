@@ -1,7 +1,6 @@
 package dev.nightshift.agent.cli;
 
 import java.time.Instant;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +13,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.agent.eta.EtaJson;
-import dev.nightshift.agent.eta.PoolEta;
+import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.PoolTargetJson;
@@ -55,16 +54,7 @@ final class PlanView {
      *                before it in role order first), or why it is left out of the estimate
      */
     record PoolRow(String pool, String strategy, PoolPhase phase, PoolReport report, Optional<Instant> nextWindow, String window,
-                   Optional<PoolTarget> target, Map<String, List<String>> steps, List<String> blocked, Eta eta) {
-    }
-
-    /** A row's estimate: the pool's ETA, or why it has none. */
-    record Eta(Optional<PoolEta> pool, Optional<String> leftOut, ZoneId zone) {
-        static final Eta NONE = new Eta(Optional.empty(), Optional.empty(), ZoneId.of("UTC"));
-
-        static Eta of(String pool, RolloutEta.Estimate estimate) {
-            return new Eta(estimate.pool(pool), estimate.leftOut(pool), estimate.zone());
-        }
+                   Optional<PoolTarget> target, Map<String, List<String>> steps, List<String> blocked, PoolEstimate eta) {
     }
 
     /**
@@ -126,7 +116,7 @@ final class PlanView {
         }
         return new PoolRow(pool.name(), pool.spec().pool().updateStrategy().toString(), r.phase(), r,
                 window.next().map(w -> w.open()), nextWindow(window), target, steps, blocked,
-                r.outdated() > 0 ? Eta.of(pool.name(), estimate) : Eta.NONE);
+                r.outdated() > 0 ? PoolEstimate.of(pool.name(), estimate) : PoolEstimate.NONE);
     }
 
     private static String name(Step s) {
@@ -158,7 +148,7 @@ final class PlanView {
                     : " (commit " + t.shortRevision() + ")").append(": ").append(t.summary(REASONS_SHOWN)).append('\n'));
             p.steps().forEach((node, steps) -> b.append("    next:     ").append(node).append(": ").append(String.join(", ", steps)).append('\n'));
             p.blocked().forEach(x -> b.append("    blocked:  ").append(x).append('\n'));
-            p.eta().pool().ifPresent(e -> b.append("    eta:      ").append(e.text(p.eta().zone()))
+            p.eta().eta().ifPresent(e -> b.append("    eta:      ").append(e.text(p.eta().zone()))
                     .append(e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")).append('\n'));
             p.eta().leftOut().ifPresent(x -> b.append("    eta:      none: ").append(x).append('\n'));
         }
@@ -221,8 +211,7 @@ final class PlanView {
             ArrayNode blocked = o.putArray("blockedBy");
             p.blocked().forEach(blocked::add);
             // As in /status: null for a pool without outdated nodes or left out of the estimate (etaLeftOut says why).
-            p.eta().pool().ifPresentOrElse(e -> EtaJson.put(o.putObject("eta"), e), () -> o.putNull("eta"));
-            p.eta().leftOut().ifPresent(x -> o.put("etaLeftOut", x));
+            EtaJson.putPool(o, p.eta());
         }
         return root.toPrettyString();
     }

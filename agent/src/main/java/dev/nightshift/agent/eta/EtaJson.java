@@ -19,6 +19,15 @@ public final class EtaJson {
     private EtaJson() {
     }
 
+    /**
+     * Writes a pool's {@code eta} (null when it has none) and, when the estimate leaves the pool out,
+     * {@code etaLeftOut} with the reason, into the pool's object {@code pool}.
+     */
+    public static void putPool(ObjectNode pool, PoolEstimate estimate) {
+        estimate.eta().ifPresentOrElse(e -> put(pool.putObject("eta"), e), () -> pool.putNull("eta"));
+        estimate.leftOut().ifPresent(why -> pool.put("etaLeftOut", why));
+    }
+
     /** Writes {@code eta} into {@code o} (an object the caller made, such as {@code pool.putObject("eta")}). */
     public static ObjectNode put(ObjectNode o, PoolEta eta) {
         o.put("workSeconds", eta.workSeconds());

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.agent.eta.EtaJson;
+import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.CommitCheck;
 import dev.nightshift.agent.kube.PoolTargetJson;
@@ -189,7 +190,6 @@ public final class StatusJson {
      */
     private static void eta(ObjectNode o, PoolReport p, Optional<RolloutEta.Estimate> estimate) {
         Optional<RolloutEta.Estimate> e = estimate.filter(x -> p.outdated() > 0);
-        e.flatMap(x -> x.pool(p.pool())).ifPresentOrElse(eta -> EtaJson.put(o.putObject("eta"), eta), () -> o.putNull("eta"));
-        e.flatMap(x -> x.leftOut(p.pool())).ifPresent(why -> o.put("etaLeftOut", why));
+        EtaJson.putPool(o, e.map(x -> PoolEstimate.of(p.pool(), x)).orElse(PoolEstimate.NONE));
     }
 }

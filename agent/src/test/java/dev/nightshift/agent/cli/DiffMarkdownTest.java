@@ -10,6 +10,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.agent.eta.PoolEta;
 import dev.nightshift.agent.window.Window;
 import dev.nightshift.spec.diff.PoolAction;
@@ -70,7 +71,7 @@ class DiffMarkdownTest {
 
     private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
 
-    private static DiffReview.PoolReview withEta(DiffReview.PoolReview p, DiffReview.Eta eta) {
+    private static DiffReview.PoolReview withEta(DiffReview.PoolReview p, PoolEstimate eta) {
         return new DiffReview.PoolReview(p.decision(), p.impact(), eta);
     }
 
@@ -88,9 +89,9 @@ class DiffMarkdownTest {
         PoolEta cp = new PoolEta("cp", PendingAction.ROLL, 1, Duration.ofSeconds(150), start.minusSeconds(150), Optional.of(start),
                 List.of(), List.of("starts at 2026-03-07T00:57:30Z", "no faults"));
         DiffReview review = new DiffReview(Optional.empty(), List.of(
-                withEta(pool("c", "cpu-worker", PoolAction.ROLL), new DiffReview.Eta(Optional.of(cpu), Optional.empty(), BERLIN)),
-                withEta(pool("c", "cp", PoolAction.ROLL), new DiffReview.Eta(Optional.of(cp), Optional.empty(), BERLIN)),
-                withEta(pool("c", "gpu", PoolAction.IN_PLACE), new DiffReview.Eta(Optional.empty(),
+                withEta(pool("c", "cpu-worker", PoolAction.ROLL), new PoolEstimate(Optional.of(cpu), Optional.empty(), BERLIN)),
+                withEta(pool("c", "cp", PoolAction.ROLL), new PoolEstimate(Optional.of(cp), Optional.empty(), BERLIN)),
+                withEta(pool("c", "gpu", PoolAction.IN_PLACE), new PoolEstimate(Optional.empty(),
                         Optional.of("ManualInPlaceUpdate: nodes wait for a person to select them"), BERLIN)),
                 pool("c", "quiet", PoolAction.NONE)), List.of());
 

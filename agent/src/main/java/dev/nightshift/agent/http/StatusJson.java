@@ -1,5 +1,6 @@
 package dev.nightshift.agent.http;
 
+import dev.nightshift.agent.report.SpecErrorJson;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -14,7 +15,7 @@ import dev.nightshift.agent.eta.EtaJson;
 import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.CommitCheck;
-import dev.nightshift.agent.kube.PoolTargetJson;
+import dev.nightshift.agent.report.PoolTargetJson;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.PoolTarget;

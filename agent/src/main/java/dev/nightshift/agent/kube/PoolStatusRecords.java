@@ -1,5 +1,6 @@
 package dev.nightshift.agent.kube;
 
+import dev.nightshift.agent.report.PoolTargetJson;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -193,7 +193,7 @@ class AgentMetricsTest {
     }
 
     @Test
-    void everyMetricTheAgentExportsIsInTheReadmesTableAndEveryRowThereIsExported() throws Exception {
+    void everyMetricTheAgentExportsIsInTheObservabilityPagesTableAndEveryRowThereIsExported() throws Exception {
         metrics.polled(PollResult.NEW_SPEC, Duration.ofMillis(120), T0);
         metrics.specLoaded(0);
         metrics.actingOn("abc123");
@@ -210,7 +210,7 @@ class AgentMetricsTest {
         }
         Set<String> documented = new TreeSet<>();
         Matcher row = Pattern.compile("(?m)^\\| `(nightshift_\\w+)` \\|")
-                .matcher(Files.readString(MonitoringFiles.ROOT.resolve("README.md")));
+                .matcher(Files.readString(MonitoringFiles.ROOT.resolve("docs/operations/observability.md")));
         while (row.find()) {
             documented.add(row.group(1));
         }

@@ -16,7 +16,6 @@ import java.util.stream.Stream;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.spec.model.WorkerPoolSpec;
-import dev.nightshift.spec.validate.SpecValidator;
 
 /**
  * Loads a spec directory (every {@code *.yaml}/{@code *.yml} below it, multi-document) or a single

@@ -1,6 +1,0 @@
-package dev.nightshift.agent.cli;
-
-/** What {@code nightshift diff} prints: a table for people, JSON for tools, Markdown for a pull-request comment. */
-enum DiffFormat {
-    text, json, markdown
-}

@@ -1,6 +1,0 @@
-package dev.nightshift.agent.cli;
-
-/** What the commands print: a table for people, JSON for tools. */
-enum OutputFormat {
-    text, json
-}

@@ -1,0 +1,6 @@
+package dev.nightshift.cli;
+
+/** What the commands print: a table for people, JSON for tools. */
+enum OutputFormat {
+    text, json
+}

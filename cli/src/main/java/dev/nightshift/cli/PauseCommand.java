@@ -1,0 +1,80 @@
+package dev.nightshift.cli;
+
+import java.util.concurrent.Callable;
+
+import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.agent.run.Agent;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code nightshift pause} and {@code nightshift resume}: stop a pool's rollout at a safe point
+ * without a commit, as {@code kubectl rollout pause} does, by annotating the pool's status record.
+ */
+public final class PauseCommand {
+
+    private PauseCommand() {
+    }
+
+    static int setPaused(KubernetesClient client, String pool, boolean paused) {
+        String name = PoolStatusRecords.name(pool);
+        ConfigMap existing = client.configMaps().inNamespace(Agent.NAMESPACE).withName(name).get();
+        if (existing == null) {
+            client.configMaps().inNamespace(Agent.NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
+                    .withNamespace(Agent.NAMESPACE).addToLabels(PoolStatusRecords.LABEL, pool)
+                    .addToAnnotations(PoolStatusRecords.PAUSED, Boolean.toString(paused)).endMetadata().build()).create();
+        } else {
+            client.configMaps().inNamespace(Agent.NAMESPACE).withName(name).edit(cm -> {
+                cm.getMetadata().setAnnotations(cm.getMetadata().getAnnotations() == null ? new java.util.HashMap<>()
+                        : new java.util.HashMap<>(cm.getMetadata().getAnnotations()));
+                cm.getMetadata().getAnnotations().put(PoolStatusRecords.PAUSED, Boolean.toString(paused));
+                return cm;
+            });
+        }
+        return 0;
+    }
+
+    @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pause a pool's rollout at a safe point (work in flight finishes).")
+    public static final class Pause implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+        @Mixin
+        private KubernetesOptions kubernetes;
+        @Option(names = "--pool", required = true, paramLabel = "NAME", description = "The pool.")
+        private String pool;
+
+        @Override
+        public Integer call() throws Exception {
+            try (KubernetesClient client = kubernetes.client()) {
+                setPaused(client, pool, true);
+                spec.commandLine().getOut().println("pool " + pool + " paused");
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a paused pool's rollout.")
+    public static final class Resume implements Callable<Integer> {
+        @Spec
+        private CommandSpec spec;
+        @Mixin
+        private KubernetesOptions kubernetes;
+        @Option(names = "--pool", required = true, paramLabel = "NAME", description = "The pool.")
+        private String pool;
+
+        @Override
+        public Integer call() throws Exception {
+            try (KubernetesClient client = kubernetes.client()) {
+                setPaused(client, pool, false);
+                spec.commandLine().getOut().println("pool " + pool + " resumed");
+                return 0;
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package dev.nightshift.sandbox.cli;
+
+import dev.nightshift.agent.command.ExitCodes;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+import dev.nightshift.sandbox.demo.EmbeddedWorld;
+import java.util.concurrent.Callable;
+
+import dev.nightshift.sandbox.demo.Demo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code nightshift demo}: the agent at work on an embedded cluster, with nothing installed but the JDK. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = {"Show the agent rolling pools on an embedded cluster, with nothing installed but the JDK.",
+                "Starts an embedded Kubernetes API, a simulated cloud and a local Git repository, runs the",
+                "agent against them, and pushes spec changes for it to roll out. Ctrl-C to stop.",
+                "Exits 1 as soon as the agent reports a failure: a failed node update or",
+                "machine, ProgressDeadlineExceeded, a refused or invalid commit (the message",
+                "names the pool and the reason). With --exit-when-done: exits 0 once every",
+                "pool runs the bumped image, and 1 also when a step exceeds --timeout."})
+public final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--http-port", defaultValue = "9400", description = "The agent's HTTP port (default ${DEFAULT-VALUE}; 0 for any free port).")
+    private int httpPort;
+
+    @Option(names = "--exit-when-done", description = "Stop once the first rollout completes (exit 0) or fails (exit 1).")
+    private boolean exitWhenDone;
+
+    @Option(names = "--timeout", defaultValue = "300", paramLabel = "SECONDS", description = "How long one step of the story may take (default ${DEFAULT-VALUE}); a reported failure ends it at once.")
+    private long timeoutSeconds;
+
+    @Option(names = "--dir", paramLabel = "DIR", description = "Where to keep the repository, clone and kubeconfig (default: a new temporary directory).")
+    private Path dir;
+
+    @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
+            description = "Where the machines come from (default ${DEFAULT-VALUE}): simulated (a cloud in a box), cluster-api"
+                    + " (embedded Cluster API controllers, driven through the cluster-api provider; the story of examples/cluster-api),"
+                    + " or http (the embedded machine API, called over HTTP by the agent's http provider; the demo's story).")
+    private String provider;
+
+    @picocli.CommandLine.Spec
+    private picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        EmbeddedWorld.Machines machines;
+        try {
+            machines = EmbeddedWorld.Machines.of(provider);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println(e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        try (Demo demo = new Demo(new Demo.Options(httpPort, exitWhenDone, Duration.ofSeconds(timeoutSeconds),
+                Optional.ofNullable(dir), machines), System.out)) {
+            return demo.run();
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.nightshift.sandbox.demo;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.nightshift.agent.kube.NodeMarks;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+/**
+ * Something for drains to move: application pods with a PodDisruptionBudget, a DaemonSet pod on
+ * every node (drains leave those alone), and a stand-in scheduler that starts an evicted pod again
+ * on another schedulable Ready node of its pool, so budgets keep meaning something. The demo's
+ * and the sandbox's.
+ */
+public final class DemoWorkloads implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DemoWorkloads.class);
+    /** The namespace of the application pods and their budgets. */
+    public static final String NAMESPACE = "shop";
+    static final String APP = "app";
+
+    private final KubernetesClient client;
+    private final AtomicInteger counter = new AtomicInteger();
+    private SharedIndexInformer<Pod> informer;
+    private volatile boolean closed;
+
+    public DemoWorkloads(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /** {@code podsPerNode} pods of {@code app} on each of the pool's nodes, a budget of one disruption at a time. */
+    public void deploy(String pool, String app, List<String> nodes, int podsPerNode) {
+        for (String node : nodes) {
+            for (int i = 0; i < podsPerNode; i++) {
+                create(pool, app, node);
+            }
+        }
+        client.policy().v1().podDisruptionBudget().inNamespace(NAMESPACE).resource(new PodDisruptionBudgetBuilder()
+                .withNewMetadata().withName(app).withNamespace(NAMESPACE).endMetadata()
+                .withNewSpec().withMaxUnavailable(new IntOrString(1)).withNewSelector().addToMatchLabels(APP, app).endSelector()
+                .endSpec().build()).create();
+    }
+
+    /** A pod of a DaemonSet on every node: drains skip it. */
+    void daemonSet(List<String> nodes) {
+        for (String node : nodes) {
+            client.pods().inNamespace("kube-system").resource(new PodBuilder()
+                    .withNewMetadata().withName("node-exporter-" + node).withNamespace("kube-system")
+                    .addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet").withName("node-exporter")
+                    .withUid("node-exporter").withController(true).endOwnerReference().endMetadata()
+                    .withNewSpec().withNodeName(node).addNewContainer().withName("exporter").withImage("node-exporter").endContainer()
+                    .endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
+        }
+    }
+
+    /** A budget that refuses every eviction of {@code app}: the story's blocked drain. */
+    void strictBudget(String app) {
+        client.policy().v1().podDisruptionBudget().inNamespace(NAMESPACE).withName(app).edit(pdb -> {
+            pdb.getSpec().setMaxUnavailable(new IntOrString(0));
+            return pdb;
+        });
+    }
+
+    void relaxedBudget(String app) {
+        client.policy().v1().podDisruptionBudget().inNamespace(NAMESPACE).withName(app).edit(pdb -> {
+            pdb.getSpec().setMaxUnavailable(new IntOrString(1));
+            return pdb;
+        });
+    }
+
+    /** Starts the stand-in scheduler. */
+    public void startRescheduling() {
+        informer = client.pods().inNamespace(NAMESPACE).inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+            }
+
+            @Override
+            public void onUpdate(Pod oldPod, Pod newPod) {
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean unknown) {
+                if (!closed) {
+                    reschedule(pod);
+                }
+            }
+        });
+    }
+
+    private void reschedule(Pod gone) {
+        String pool = gone.getMetadata().getLabels().get(NodeMarks.POOL);
+        String app = gone.getMetadata().getLabels().get(APP);
+        Optional<Node> target = client.nodes().withLabel(NodeMarks.POOL, pool).list().getItems().stream()
+                .filter(n -> !Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
+                .filter(n -> !n.getMetadata().getName().equals(gone.getSpec().getNodeName()))
+                .filter(n -> n.getStatus() != null && n.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())))
+                .min(Comparator.comparing(n -> client.pods().inNamespace(NAMESPACE).withLabel(APP, app).list().getItems().stream()
+                        .filter(p -> n.getMetadata().getName().equals(p.getSpec().getNodeName())).count()));
+        target.ifPresent(node -> {
+            try {
+                create(pool, app, node.getMetadata().getName());
+            } catch (RuntimeException e) {
+                LOG.debug("could not start a replacement pod: {}", e.getMessage());
+            }
+        });
+    }
+
+    private void create(String pool, String app, String node) {
+        client.pods().inNamespace(NAMESPACE).resource(new PodBuilder()
+                .withNewMetadata().withName(app + "-" + counter.incrementAndGet()).withNamespace(NAMESPACE)
+                .addToLabels(APP, app).addToLabels(NodeMarks.POOL, pool).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName(app).withImage(app + ":1").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build()).create();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (informer != null) {
+            informer.close();
+        }
+    }
+}

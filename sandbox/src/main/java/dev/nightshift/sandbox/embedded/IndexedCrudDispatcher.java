@@ -1,0 +1,130 @@
+package dev.nightshift.sandbox.embedded;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.crud.Attribute;
+import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.http.MockResponse;
+
+/**
+ * The mock's CRUD store with its objects also found by name. The store finds an object by testing every object it
+ * holds against the request's attributes (and copies them all first, for a GET): at 100,000 pods each GET, PATCH or PUT
+ * of one object costs tens of milliseconds, and the kubelet heartbeats of 5,000 nodes could not be answered. Here an
+ * object found once is remembered under its name; a lookup tries the remembered keys first, checking that each is still
+ * in the store and matches, and only when none does (a new name, or an object whose labels changed and so its key)
+ * scans as before. Every object the store puts is remembered as it is put ({@link #processEvent}), computing its key as
+ * the store does and checking that the store holds it; while every key put was so remembered, a name not remembered is
+ * not in the store, and a lookup of it (a GET before a create, a 404) answers at once too. The answers are the store's
+ * own: the same entry, the same body.
+ *
+ * <p>Called under {@link EmbeddedDispatcher}'s lock, as every access to the store is; synchronized all the same.
+ */
+final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
+
+    private static final String NAME = "name";
+
+    /** Keys of the store's objects by name; some may be stale (deleted, or replaced by a key with other labels). */
+    private final Map<String, List<AttributeSet>> byName = new HashMap<>();
+    /** Every key the store holds is in {@link #byName}: a name found there in no live key is in no key of the store. */
+    private boolean complete = true;
+
+    /** The store puts (or removes) an object: its new key is remembered under its name. */
+    @Override
+    public synchronized void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
+            GenericKubernetesResource resource, String newState) {
+        super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+        if (newState == null) {
+            return;
+        }
+        AttributeSet key = storedKey(pathAttributes, resource, newState);
+        String name = key == null ? null : nameOf(key);
+        if (name != null && map.containsKey(key)) {
+            remember(name, key);
+        } else {
+            complete = false;
+        }
+    }
+
+    /** The key under which the store puts an object, computed as {@link KubernetesCrudDispatcher#processEvent} does. */
+    private AttributeSet storedKey(AttributeSet pathAttributes, GenericKubernetesResource resource, String newState) {
+        if (!(getAttributeExtractor() instanceof KubernetesAttributesExtractor extractor)) {
+            return null;
+        }
+        AttributeSet key = resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
+        return key.containsKey("plural") ? key : AttributeSet.merge(pathAttributes, key);
+    }
+
+    @Override
+    public synchronized void reset() {
+        super.reset();
+        byName.clear();
+        complete = true;
+    }
+
+    @Override
+    public synchronized Map.Entry<AttributeSet, String> findResource(AttributeSet query) {
+        String name = nameOf(query);
+        if (name == null) {
+            return super.findResource(query);
+        }
+        Map.Entry<AttributeSet, String> known = remembered(name, query);
+        if (known != null || complete) {
+            return known;
+        }
+        Map.Entry<AttributeSet, String> found = super.findResource(query);
+        if (found != null) {
+            remember(name, found.getKey());
+        }
+        return found;
+    }
+
+    /** A GET of one object by its path (no subresource, no watch) answers from the remembered keys when it can. */
+    @Override
+    public synchronized MockResponse handleGet(String path) {
+        int q = path.indexOf('?');
+        String resourcePath = q < 0 ? path : path.substring(0, q);
+        if (q < 0 || !path.substring(q).contains("watch=")) {
+            AttributeSet query = getAttributeExtractor().fromPath(path);
+            String name = nameOf(query);
+            if (name != null && resourcePath.endsWith("/" + name)) {
+                Map.Entry<AttributeSet, String> entry = findResource(query);
+                if (entry != null) {
+                    return new MockResponse().setResponseCode(200).setBody(entry.getValue());
+                }
+            }
+        }
+        return super.handleGet(path);
+    }
+
+    private Map.Entry<AttributeSet, String> remembered(String name, AttributeSet query) {
+        List<AttributeSet> keys = byName.get(name);
+        if (keys == null) {
+            return null;
+        }
+        keys.removeIf(key -> !map.containsKey(key));
+        for (AttributeSet key : keys) {
+            if (key.matches(query)) {
+                return Map.entry(key, map.get(key));
+            }
+        }
+        return null;
+    }
+
+    private void remember(String name, AttributeSet key) {
+        List<AttributeSet> keys = byName.computeIfAbsent(name, n -> new ArrayList<>(1));
+        if (!keys.contains(key)) {
+            keys.add(key);
+        }
+    }
+
+    private static String nameOf(AttributeSet attributes) {
+        Attribute name = attributes.getAttribute(NAME);
+        return name == null || name.getValues().size() != 1 ? null : String.valueOf(name.getValues().get(0));
+    }
+}

@@ -1,0 +1,71 @@
+package dev.nightshift.sandbox.machineapi;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A test hook of the machine API server, for crash tests: the answers to chosen requests are held
+ * back after the work is done, until {@link MachineApiServer#release()} or for a while, so that a
+ * test in another process sees in the request log "the 2nd create's machine exists and its answer
+ * is held" (a {@code held} line) and kills the agent then, as if the answer were lost.
+ *
+ * <p>Written {@code OP:N[:SECONDS]} separated by commas, e.g. {@code create:2,replace:1:30}: hold
+ * the answer to the 2nd create (for the default {@value #DEFAULT_SECONDS} s) and to the 1st
+ * replace (for 30 s). {@code OP} is one of list, create, replace, delete, update, patch; the Nth
+ * counts the requests of that operation that reached the cloud (authorised and well formed),
+ * repeats with a key seen before included, from the server's start.
+ */
+public final class Holds {
+
+    static final long DEFAULT_SECONDS = 60;
+
+    private final Map<Operation, Map<Integer, Duration>> holds;
+
+    private Holds(Map<Operation, Map<Integer, Duration>> holds) {
+        this.holds = holds;
+    }
+
+    /** Holds nothing. */
+    public static Holds none() {
+        return new Holds(Map.of());
+    }
+
+    /** Parses {@code OP:N[:SECONDS],…}; empty holds nothing; a wrong part is an {@link IllegalArgumentException} naming it. */
+    public static Holds parse(String text) {
+        Map<Operation, Map<Integer, Duration>> holds = new HashMap<>();
+        if (text == null || text.isBlank()) {
+            return none();
+        }
+        for (String part : text.split(",")) {
+            String[] fields = part.strip().split(":");
+            if (fields.length < 2 || fields.length > 3) {
+                throw new IllegalArgumentException("hold \"" + part.strip() + "\" is not OP:N or OP:N:SECONDS");
+            }
+            Operation operation = Operation.of(fields[0]).orElseThrow(() -> new IllegalArgumentException("hold \"" + part.strip()
+                    + "\": \"" + fields[0] + "\" is not one of " + Operation.names()));
+            int ordinal = positive(fields[1], part);
+            long seconds = fields.length == 3 ? positive(fields[2], part) : DEFAULT_SECONDS;
+            holds.computeIfAbsent(operation, o -> new HashMap<>()).put(ordinal, Duration.ofSeconds(seconds));
+        }
+        return new Holds(Map.copyOf(holds));
+    }
+
+    private static int positive(String number, String part) {
+        try {
+            int n = Integer.parseInt(number);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new IllegalArgumentException("hold \"" + part.strip() + "\": \"" + number + "\" is not a positive number");
+    }
+
+    /** How long to hold the answer to the {@code ordinal}-th request of {@code operation}, if at all. */
+    Optional<Duration> of(Operation operation, int ordinal) {
+        return Optional.ofNullable(holds.getOrDefault(operation, Map.of()).get(ordinal));
+    }
+}

@@ -1,0 +1,29 @@
+package dev.nightshift.sandbox.machineapi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+class HoldsTest {
+
+    @Test
+    void holdsTheChosenRequestsOfEachOperationForTheirTime() {
+        Holds holds = Holds.parse("create:2, replace:1:30");
+
+        assertThat(holds.of(Operation.CREATE, 2)).contains(Duration.ofSeconds(60));
+        assertThat(holds.of(Operation.REPLACE, 1)).contains(Duration.ofSeconds(30));
+        assertThat(holds.of(Operation.CREATE, 1)).isEmpty();
+        assertThat(holds.of(Operation.DELETE, 2)).isEmpty();
+        assertThat(Holds.parse("").of(Operation.CREATE, 1)).isEmpty();
+    }
+
+    @Test
+    void aWrongHoldIsRefusedNamingIt() {
+        assertThatThrownBy(() -> Holds.parse("create:2,explode:1")).hasMessageContaining("\"explode\" is not one of list, create");
+        assertThatThrownBy(() -> Holds.parse("create:0")).hasMessageContaining("\"0\" is not a positive number");
+        assertThatThrownBy(() -> Holds.parse("create")).hasMessageContaining("is not OP:N or OP:N:SECONDS");
+    }
+}

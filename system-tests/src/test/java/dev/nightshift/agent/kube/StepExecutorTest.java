@@ -1,0 +1,229 @@
+package dev.nightshift.agent.kube;
+
+import static dev.nightshift.agent.kube.KubeSeam.NODE;
+import static dev.nightshift.agent.kube.KubeSeam.POOL;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
+import dev.nightshift.sandbox.embedded.RecordedRequest;
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.strategies.EvictionBackoff;
+import dev.nightshift.strategies.plan.Step;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+
+/**
+ * The executor against the embedded API and the simulated cloud, one behaviour per test, judged
+ * from what the API server stored and the requests it saw.
+ */
+class StepExecutorTest {
+
+    /** The pool's spec for machines the cloud is asked for; the hashes come with each request. */
+    private static final dev.nightshift.spec.model.ResolvedPool WEB_SPEC = dev.nightshift.agent.TestClusters.oneWebPool().pools().get(0).spec();
+
+    private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
+    private static final StampedHash OLD = new StampedHash(1, "0".repeat(32));
+    private static final StampedHash NEW = new StampedHash(1, "1".repeat(32));
+
+    @AutoClose
+    private final KubeSeam seam = new KubeSeam(Clock.fixed(NOW, ZoneOffset.UTC), KubeSeam.slowCloud(), OLD, OLD);
+
+    private Map<String, String> annotations() {
+        return NodeMarks.annotations(seam.node());
+    }
+
+    private void observing() throws Exception {
+        seam.startObserving();
+        seam.kube.clearRequests();
+    }
+
+    @Test
+    void aCordonOfACordonedNodeWritesNothing() throws Exception {
+        seam.edit(n -> n.getSpec().setUnschedulable(true));
+        observing();
+
+        seam.executor.execute(new Step.Cordon(NODE, POOL));
+
+        assertThat(seam.writes()).isEmpty();
+    }
+
+    @Test
+    void theUpdateTaintIsAddedAndRemovedWhileAnotherClientsTaintStays() throws Exception {
+        Taint theirs = new TaintBuilder().withKey("example.com/dedicated").withValue("ops").withEffect("NoSchedule").build();
+        seam.edit(n -> n.getSpec().setTaints(java.util.List.of(theirs)));
+        observing();
+
+        seam.executor.execute(new Step.Taint(NODE, POOL));
+        assertThat(NodeMarks.taints(seam.node())).extracting(Taint::getKey, Taint::getEffect).containsExactlyInAnyOrder(
+                tuple("example.com/dedicated", "NoSchedule"), tuple(NodeMarks.UPDATE_TAINT, NodeMarks.UPDATE_TAINT_EFFECT));
+
+        seam.executor.execute(new Step.Untaint(NODE, POOL));
+        assertThat(NodeMarks.taints(seam.node())).containsExactly(theirs);
+    }
+
+    @Test
+    void aRepeatedDrainKeepsTheTimeTheFirstOneStarted() throws Exception {
+        Instant earlier = NOW.minusSeconds(600);
+        seam.edit(n -> n.getMetadata().getAnnotations().put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(earlier)));
+        observing();
+
+        seam.executor.execute(new Step.Drain(NODE, POOL));
+
+        assertThat(NodeMarks.instant(annotations().get(NodeMarks.DRAIN_STARTED_AT))).contains(earlier);
+    }
+
+    @Test
+    void aDrainEvictsThePodsOnTheNodeAndStampsItsStart() throws Exception {
+        seam.pod("app-0", "app");
+        observing();
+        await().until(() -> seam.observer.evictablePods(NODE).size() == 1);
+
+        Optional<StepExecutor.Outcome> outcome = seam.executor.execute(new Step.Drain(NODE, POOL));
+
+        assertThat(outcome).hasValueSatisfying(o -> assertThat(o.evictions()).isEqualTo(new StepExecutor.Evictions(1, 0, 0)));
+        assertThat(seam.kube.client().pods().inNamespace("shop").withName("app-0").get()).isNull();
+        assertThat(NodeMarks.instant(annotations().get(NodeMarks.DRAIN_STARTED_AT))).contains(NOW);
+    }
+
+    @Test
+    void anEvictionABudgetRefusesIsCountedOnTheNodeWithTheTimeOfTheRefusal() throws Exception {
+        seam.pod("db-0", "db");
+        seam.noDisruptionOf("db");
+        observing();
+        await().until(() -> seam.observer.evictablePods(NODE).size() == 1);
+
+        Optional<StepExecutor.Outcome> outcome = seam.executor.execute(new Step.Drain(NODE, POOL));
+
+        assertThat(outcome).hasValueSatisfying(o -> assertThat(o.evictions()).isEqualTo(new StepExecutor.Evictions(0, 1, 0)));
+        assertThat(NodeMarks.evictionAttempts(annotations().get(NodeMarks.EVICTION_ATTEMPTS)))
+                .isEqualTo(Map.of("db-0", new EvictionAttempt("db-pdb", 1, Optional.of(NOW))));
+    }
+
+    @Test
+    void aPodRefusedLessThanItsBackoffAgoIsNotAskedAgain() throws Exception {
+        seam.pod("db-0", "db");
+        Instant refused = NOW.minus(EvictionBackoff.after(3)).plusSeconds(1);
+        seam.edit(n -> {
+            n.getMetadata().getAnnotations().put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(3600)));
+            n.getMetadata().getAnnotations().put(NodeMarks.EVICTION_ATTEMPTS,
+                    NodeMarks.evictionAttempts(Map.of("db-0", new EvictionAttempt("db-pdb", 3, Optional.of(refused)))));
+        });
+        observing();
+        await().until(() -> seam.observer.evictablePods(NODE).size() == 1);
+
+        assertThat(seam.executor.execute(new Step.Drain(NODE, POOL))).isEmpty();
+        assertThat(seam.writes()).isEmpty();
+    }
+
+    @Test
+    void aForceDeletedPodIsGoneAndItsRefusalsAreForgotten() throws Exception {
+        seam.pod("db-0", "db");
+        seam.pod("db-1", "db");
+        seam.edit(n -> n.getMetadata().getAnnotations().put(NodeMarks.EVICTION_ATTEMPTS, NodeMarks.evictionAttempts(Map.of(
+                "db-0", new EvictionAttempt("db-pdb", 5, Optional.of(NOW)), "db-1", new EvictionAttempt("db-pdb", 2, Optional.of(NOW))))));
+        observing();
+        await().until(() -> seam.observer.evictablePods(NODE).size() == 2);
+
+        seam.executor.execute(new Step.ForceDeletePod(NODE, POOL, "db-0"));
+
+        assertThat(seam.kube.client().pods().inNamespace("shop").withName("db-0").get()).isNull();
+        assertThat(NodeMarks.evictionAttempts(annotations().get(NodeMarks.EVICTION_ATTEMPTS))).containsOnlyKeys("db-1");
+    }
+
+    @Test
+    void anUncordonLiftsTheCordonAndRemovesNightshiftsTimersButNoOtherAnnotation() throws Exception {
+        seam.edit(n -> {
+            n.getSpec().setUnschedulable(true);
+            Map<String, String> a = n.getMetadata().getAnnotations();
+            a.put("example.com/owner", "ops");
+            a.put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW));
+            a.put(NodeMarks.EVICTION_ATTEMPTS, NodeMarks.evictionAttempts(Map.of("db-0", new EvictionAttempt("db-pdb", 1, Optional.of(NOW)))));
+            a.put(NodeMarks.IN_PLACE_STARTED_AT, NodeMarks.instant(NOW));
+            a.put(NodeMarks.IN_PLACE_TARGET, NEW.value());
+            a.put(NodeMarks.KUBELET_RESTART_AT, NodeMarks.instant(NOW));
+        });
+        observing();
+
+        seam.executor.execute(new Step.Uncordon(NODE, POOL));
+
+        assertThat(seam.node().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+        assertThat(annotations()).doesNotContainKeys(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS,
+                NodeMarks.IN_PLACE_STARTED_AT, NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT)
+                .containsEntry("example.com/owner", "ops").containsEntry(NodeMarks.ROLL_HASH, OLD.value());
+    }
+
+    @Test
+    void anInPlaceUpdateAskedAgainForTheSameTargetKeepsItsStartTime() throws Exception {
+        Instant earlier = NOW.minusSeconds(300);
+        seam.edit(n -> {
+            n.getMetadata().getAnnotations().put(NodeMarks.IN_PLACE_TARGET, NEW.value());
+            n.getMetadata().getAnnotations().put(NodeMarks.IN_PLACE_STARTED_AT, NodeMarks.instant(earlier));
+        });
+        observing();
+
+        seam.executor.execute(new Step.UpdateInPlace(NODE, POOL, NEW, NEW));
+
+        assertThat(NodeMarks.instant(annotations().get(NodeMarks.IN_PLACE_STARTED_AT))).contains(earlier);
+        assertThat(seam.writes()).noneMatch(r -> r.resourcePath().equals("/api/v1/nodes/" + NODE));
+    }
+
+    @Test
+    void aKubeletRestartPlannedFromAStaleViewRestartsNothing() throws Exception {
+        Instant answeredMeanwhile = NOW.minusSeconds(30);
+        seam.edit(n -> n.getMetadata().getAnnotations().put(NodeMarks.KUBELET_RESTART_AT, NodeMarks.instant(answeredMeanwhile)));
+        observing();
+
+        Optional<StepExecutor.Outcome> outcome = seam.executor.execute(
+                new Step.RestartKubelet(NODE, POOL, NEW, Optional.of(NOW.minusSeconds(900))));
+
+        assertThat(outcome).isEmpty();
+        assertThat(seam.writes()).isEmpty();
+        assertThat(NodeMarks.instant(annotations().get(NodeMarks.KUBELET_RESTART_AT))).contains(answeredMeanwhile);
+    }
+
+    @Test
+    void aStampOfARegisteredNodeWritesTheHashesAndOfAMachineWithoutANodeGoesToTheProvider() throws Exception {
+        seam.provider.create(new DesiredPool(WEB_SPEC, OLD, OLD), null);
+        String bastion = seam.provider.machines(POOL).stream().map(m -> m.name()).filter(n -> !n.equals(NODE)).findFirst().orElseThrow();
+        observing();
+
+        seam.executor.execute(new Step.Stamp(NODE, POOL, NEW, NEW, false));
+        seam.executor.execute(new Step.Stamp(bastion, POOL, NEW, NEW, true));
+
+        assertThat(NodeMarks.rollHash(annotations())).contains(NEW);
+        assertThat(seam.provider.machines(POOL)).filteredOn(m -> m.name().equals(bastion)).singleElement()
+                .satisfies(m -> assertThat(m.rollHash()).isEqualTo(NEW));
+    }
+
+    @Test
+    void aValidationSendsNothingToTheCluster() throws Exception {
+        observing();
+
+        assertThat(seam.executor.execute(new Step.Validate(POOL))).isEmpty();
+        assertThat(seam.kube.requests()).extracting(RecordedRequest::method).doesNotContain("PATCH", "POST", "PUT", "DELETE");
+    }
+
+    @Test
+    void aStepForANodeThatIsGoneChangesNothing() throws Exception {
+        observing();
+
+        for (Step step : java.util.List.<Step>of(new Step.Cordon("gone-1", POOL), new Step.Taint("gone-1", POOL),
+                new Step.Drain("gone-1", POOL), new Step.LabelCandidate("gone-1", POOL))) {
+            seam.executor.execute(step);
+        }
+
+        assertThat(seam.writes()).isEmpty();
+    }
+}

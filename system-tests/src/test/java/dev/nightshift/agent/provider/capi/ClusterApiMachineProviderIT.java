@@ -1,0 +1,769 @@
+package dev.nightshift.agent.provider.capi;
+
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.AMI;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.AWS_TEMPLATES_PATH;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.CLUSTER;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.CURRENT_TEMPLATE;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.DEFAULT_OVERRIDE;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.KUBEADM_TEMPLATES_PATH;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.MACHINES_PATH;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.MD;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.MD_PATH;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.NS;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.POOL;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.body;
+import static dev.nightshift.agent.provider.capi.ClusterApiFixtures.surge;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.kube.EventRecorder;
+import dev.nightshift.agent.kube.Evictor;
+import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.provider.Machine;
+import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.NodeUpdater;
+import dev.nightshift.sandbox.capi.ClusterApiResources;
+import dev.nightshift.sandbox.capi.EmbeddedClusterApi;
+import dev.nightshift.sandbox.embedded.EmbeddedKubernetes;
+import dev.nightshift.sandbox.embedded.RecordedRequest;
+import dev.nightshift.strategies.model.DesiredPool;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+/**
+ * The {@code cluster-api} machine provider against the embedded API server serving Cluster API's
+ * CRDs, with no controller running: the tests write MachineDeployments, MachineSets, Machines and
+ * templates as Cluster API would have left them and judge the provider by what the API server saw
+ * (its request log) and stored.
+ */
+class ClusterApiMachineProviderIT {
+
+    private static final String OLD_SET = "web-md-7x9k2";
+    /** Sorts before {@link #OLD_SET} by name, and is younger: the order must come from the age. */
+    private static final String NEW_SET = "web-md-2b4f8";
+
+    private final Instant now = Instant.now();
+    private final Clock clock = Clock.fixed(now, ZoneOffset.UTC);
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private EmbeddedKubernetes kube;
+    private ClusterApiFixtures capi;
+
+    @BeforeEach
+    void start() {
+        kube = EmbeddedKubernetes.start();
+        EmbeddedClusterApi.install(kube);
+        capi = new ClusterApiFixtures(kube);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+        kube.close();
+    }
+
+    /** A provider whose caches hold what the tests arranged so far; the request log starts after it. */
+    private ClusterApiMachineProvider provider() throws Exception {
+        ClusterApiMachineProvider p = new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(NS, CLUSTER, Map.of()), clock);
+        closing.add(p);
+        p.start(() -> { });
+        // Closed while a watch is still being opened, the API server's shutdown waits for a WebSocket nobody answers.
+        await().until(p::watching);
+        kube.clearRequests();
+        return p;
+    }
+
+    private static String hex10(String hash) {
+        return hash.substring(0, 10);
+    }
+
+    // ---- 1. refusals ----------------------------------------------------------------------------
+
+    private static Consumer<ClusterApiFixtures> md(String mergePatch) {
+        return f -> {
+            f.cluster("");
+            f.machineDeployment(mergePatch);
+        };
+    }
+
+    static Stream<Arguments> refusals() {
+        return Stream.of(
+                arguments("the only labelled MachineDeployment belongs to another cluster",
+                        md("metadata: {labels: {cluster.x-k8s.io/cluster-name: other}}"), "label the pool's MachineDeployment"),
+                arguments("two MachineDeployments are labelled for the pool", (Consumer<ClusterApiFixtures>) f -> {
+                    f.cluster("");
+                    f.machineDeployment("");
+                    f.machineDeploymentNamed("web-md-b", "");
+                }, "label exactly one"),
+                arguments("RollingUpdate", md("spec: {rollout: {strategy: {type: RollingUpdate}}}"), "set it to OnDelete"),
+                arguments("no strategy, which Cluster API defaults to RollingUpdate", md("spec: {rollout: null}"), "set it to OnDelete"),
+                arguments("spec.paused", md("spec: {paused: true}"), "resume it"),
+                arguments("the paused annotation", md("metadata: {annotations: {cluster.x-k8s.io/paused: ''}}"), "resume it"),
+                arguments("a paused Cluster", (Consumer<ClusterApiFixtures>) f -> {
+                    f.cluster("spec: {paused: true}");
+                    f.machineDeployment("");
+                }, "Cluster default/c is paused"),
+                arguments("an annotated paused Cluster", (Consumer<ClusterApiFixtures>) f -> {
+                    f.cluster("metadata: {annotations: {cluster.x-k8s.io/paused: ''}}");
+                    f.machineDeployment("");
+                }, "Cluster default/c is paused"),
+                arguments("ClusterClass topology", md("metadata: {labels: {topology.cluster.x-k8s.io/owned: ''}}"),
+                        "manage the pool with a MachineDeployment of its own"),
+                arguments("autoscaler min size", md("metadata: {annotations: {cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size: '1'}}"),
+                        "remove those annotations"),
+                arguments("autoscaler max size", md("metadata: {annotations: {cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size: '5'}}"),
+                        "remove those annotations"),
+                arguments("an infrastructure kind without a mapping",
+                        md("spec: {template: {spec: {infrastructureRef: {kind: AzureMachineTemplate}}}}"),
+                        "which Nightshift has no mapping for: add one under provider.clusterApi.infrastructure"));
+    }
+
+    /** What every refusal case has besides its MachineDeployment: templates, a MachineSet and a Machine with a node. */
+    private void poolObjects() {
+        capi.userTemplates();
+        capi.machineSet(OLD_SET, 3, MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusals")
+    void aRefusedPoolSaysWhatToChangeReportsNoMachinesAndNothingIsWritten(String why, Consumer<ClusterApiFixtures> arrange,
+                                                                           String whatToChange) throws Exception {
+        arrange.accept(capi);
+        poolObjects();
+        MachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+
+        assertThat(provider.refusal(POOL)).hasValueSatisfying(reason -> assertThat(reason).contains(whatToChange));
+        assertThat(provider.machines(POOL)).isEmpty();
+        assertThatThrownBy(() -> provider.create(desired, "node-a")).hasMessageContaining(whatToChange);
+        assertThatThrownBy(() -> provider.delete(desired, "node-a", false)).hasMessageContaining(whatToChange);
+        assertThatThrownBy(() -> provider.delete(desired, "node-a", true)).hasMessageContaining(whatToChange);
+        provider.settle(POOL);
+        assertThat(capi.capiWrites()).isEmpty();
+    }
+
+    @Test
+    void theSameObjectsWithAnOnDeleteMachineDeploymentAreNotRefused() throws Exception {
+        md("").accept(capi);
+        poolObjects();
+        MachineProvider provider = provider();
+
+        assertThat(provider.refusal(POOL)).isEmpty();
+        // Replicas 3 and one Machine: the two Cluster API owes are reported as asked for and not up.
+        assertThat(provider.machines(POOL)).extracting(Machine::name).containsExactly(OLD_SET + "-aaaaa",
+                MD + "-replacement-owed-1", MD + "-replacement-owed-2");
+    }
+
+    // ---- 2. a new roll hash is a new template ---------------------------------------------------
+
+    private void onePool() {
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment("");
+        capi.machineSet(OLD_SET, 3, MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a");
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
+    }
+
+    @Test
+    void aNewRollHashClonesTheTemplatesAndRepointsTheMachineDeploymentInOnePatchThatAlsoSurges() throws Exception {
+        onePool();
+        JsonNode userInfrastructure = capi.json(ClusterApiResources.AWS_MACHINE_TEMPLATES, MD);
+        JsonNode userBootstrap = capi.json(ClusterApiResources.KUBEADM_CONFIG_TEMPLATES, MD);
+        MachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+        String infrastructure = MD + "-" + hex10(desired.rollHash().value());
+        String bootstrap = MD + "-kubelet-" + hex10(desired.kubeletHash().value());
+
+        provider.create(desired, "node-a");
+
+        List<RecordedRequest> writes = capi.capiWrites();
+        assertThat(writes).extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
+                tuple("POST", AWS_TEMPLATES_PATH),
+                tuple("POST", KUBEADM_TEMPLATES_PATH),
+                tuple("PATCH", MD_PATH));
+
+        JsonNode clone = capi.json(ClusterApiResources.AWS_MACHINE_TEMPLATES, infrastructure);
+        assertThat(clone.at("/metadata/labels")).isEqualTo(ClusterApiFixtures.yaml("{team: web, nightshift.dev/template-of: web-md}"));
+        assertThat(clone.at("/spec/template/spec")).isEqualTo(ClusterApiFixtures.yaml("""
+                instanceType: m5.xlarge
+                ami: {id: %s}
+                rootVolume: {size: 80, type: gp3, encrypted: true}
+                iamInstanceProfile: nodes.example.com
+                """.formatted(AMI)));
+
+        JsonNode kubelet = capi.json(ClusterApiResources.KUBEADM_CONFIG_TEMPLATES, bootstrap);
+        assertThat(kubelet.at("/metadata/labels/nightshift.dev~1template-of").asText()).isEqualTo(MD);
+        assertThat(kubelet.at("/spec/template/spec/joinConfiguration/nodeRegistration/kubeletExtraArgs")).containsExactlyInAnyOrderElementsOf(
+                ClusterApiFixtures.yaml("""
+                        - {name: node-labels, value: tier=web}
+                        - {name: kube-reserved, value: "cpu=100m,memory=1Gi"}
+                        - {name: eviction-hard, value: "memory.available<5%"}
+                        """));
+
+        JsonNode patch = body(writes.get(2));
+        assertThat(patch.at("/spec/template/spec/infrastructureRef")).isEqualTo(ClusterApiFixtures.yaml(
+                "{apiGroup: infrastructure.cluster.x-k8s.io, kind: AWSMachineTemplate, name: " + infrastructure + "}"));
+        assertThat(patch.at("/spec/template/spec/bootstrap/configRef")).isEqualTo(ClusterApiFixtures.yaml(
+                "{apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfigTemplate, name: " + bootstrap + "}"));
+        assertThat(patch.at("/spec/template/metadata/annotations")).isEqualTo(ClusterApiFixtures.yaml("""
+                nightshift.dev/roll-hash: "%s"
+                nightshift.dev/roll-hash-version: "%d"
+                nightshift.dev/kubelet-hash: "%s"
+                nightshift.dev/kubelet-hash-version: "%d"
+                """.formatted(desired.rollHash().value(), desired.rollHash().version(), desired.kubeletHash().value(),
+                desired.kubeletHash().version())));
+        assertThat(patch.at("/spec/replicas").asInt()).isEqualTo(4);
+        assertThat(patch.at("/metadata/annotations/nightshift.dev~1desired-replicas").asText()).isEqualTo("3");
+        assertThat(SurgeRequests.read(patch.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).partners())
+                .containsOnlyKeys("node-a");
+        assertThat(patch.at("/metadata/resourceVersion").asText()).as("the patch is conditional on what it was computed from").isNotEmpty();
+
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/template/spec/version").asText()).isEqualTo("v1.31.5");
+        assertThat(stored.at("/spec/template/metadata/annotations/" + NodeMarks.ROLL_HASH.replace("/", "~1")).asText())
+                .isEqualTo(desired.rollHash().value());
+        assertThat(stored.at("/spec/template/metadata/labels/cluster.x-k8s.io~1deployment-name").asText())
+                .as("the rest of the template is kept").isEqualTo(MD);
+        assertThat(stored.at("/spec/replicas").asInt()).isEqualTo(4);
+
+        assertThat(capi.json(ClusterApiResources.AWS_MACHINE_TEMPLATES, MD)).isEqualTo(userInfrastructure);
+        assertThat(capi.json(ClusterApiResources.KUBEADM_CONFIG_TEMPLATES, MD)).isEqualTo(userBootstrap);
+        assertThat(writes).noneMatch(w -> w.resourcePath().endsWith("templates/" + MD));
+    }
+
+    @Test
+    void anAwsTemplateWithoutTheImagesProviderImageIsAnErrorNamingTheFieldAndNothingIsWritten() throws Exception {
+        onePool();
+        MachineProvider provider = provider();
+
+        assertThatThrownBy(() -> provider.create(ClusterApiFixtures.desired("", DEFAULT_OVERRIDE), "node-a"))
+                .hasMessageContaining("Cluster.spec.machineImages[name=al2023].versions[version=1631.0.0].providerImage");
+        assertThat(capi.capiWrites()).isEmpty();
+    }
+
+    @Test
+    void theInfrastructureTemplateOverrideIsMergedAfterTheMappedFieldsAndNullRemoves() throws Exception {
+        onePool();
+        MachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired(", providerImage: " + AMI, """
+                      instanceType: m6i.large
+                      rootVolume: {type: null}
+                      ami: null
+                """);
+
+        provider.create(desired, "node-a");
+
+        JsonNode clone = capi.json(ClusterApiResources.AWS_MACHINE_TEMPLATES, MD + "-" + hex10(desired.rollHash().value()));
+        assertThat(clone.at("/spec/template/spec")).isEqualTo(ClusterApiFixtures.yaml("""
+                instanceType: m6i.large
+                rootVolume: {size: 80}
+                sshKeyName: ops
+                iamInstanceProfile: old-profile
+                """));
+    }
+
+    // ---- 3. idempotent surge --------------------------------------------------------------------
+
+    private static List<String> placeholdersFor(MachineProvider provider) {
+        return provider.machines(POOL).stream().filter(m -> m.node().isEmpty() && !m.running() && m.surgeFor().isPresent())
+                .map(m -> m.surgeFor().get()).toList();
+    }
+
+    @Test
+    void askingAgainForTheSamePartnerChangesNothingAndASecondPartnerRaisesReplicasToFive() throws Exception {
+        onePool();
+        MachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+        provider.create(desired, "node-a");
+        await().untilAsserted(() -> assertThat(placeholdersFor(provider)).containsExactly("node-a"));
+        kube.clearRequests();
+
+        provider.create(desired, "node-a");
+
+        assertThat(capi.capiWrites()).as("no write at all when nothing changes").isEmpty();
+        assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at("/spec/replicas").asInt()).isEqualTo(4);
+        assertThat(kube.client().genericKubernetesResources(ClusterApiResources.AWS_MACHINE_TEMPLATES).inNamespace(NS)
+                .withLabel(MachineTemplates.CLONE_OF, MD).list().getItems()).hasSize(1);
+
+        provider.create(desired, "node-b");
+
+        List<RecordedRequest> writes = capi.capiWrites();
+        assertThat(writes).extracting(RecordedRequest::method, RecordedRequest::resourcePath)
+                .containsExactly(tuple("PATCH", MD_PATH));
+        assertThat(body(writes.get(0)).at("/spec/template").isMissingNode())
+                .as("the MachineDeployment is at the desired template already (its version compared without the v)").isTrue();
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/replicas").asInt()).isEqualTo(5);
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1desired-replicas").asText()).isEqualTo("3");
+    }
+
+    @Test
+    void aRestartedProviderReportsTheRequestedSurgeAsPlaceholdersAndDefersTheirDeletion() throws Exception {
+        onePool();
+        DesiredPool desired = ClusterApiFixtures.desired();
+        MachineProvider first = provider();
+        first.create(desired, "node-a");
+        await().untilAsserted(() -> assertThat(placeholdersFor(first)).containsExactly("node-a"));
+        first.create(desired, "node-b");
+        first.close();
+
+        MachineProvider restarted = provider();
+
+        assertThat(placeholdersFor(restarted)).containsExactlyInAnyOrder("node-a", "node-b");
+        List<Machine> placeholders = restarted.machines(POOL).stream().filter(m -> m.surgeFor().isPresent()).toList();
+        assertThat(placeholders).allSatisfy(m -> {
+            assertThat(m.pool()).isEqualTo(POOL);
+            assertThat(m.deleting()).isFalse();
+        });
+        restarted.create(desired, "node-a");
+        MachineProvider.Deletion deletion = restarted.delete(desired, placeholders.get(0).name(), false);
+        assertThat(deletion.started()).isFalse();
+        assertThat(deletion.detail()).contains("not created yet");
+        assertThat(capi.capiWrites()).isEmpty();
+        assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at("/spec/replicas").asInt()).isEqualTo(5);
+    }
+
+    @Test
+    void aPoolResizedAfterTheLastSurgeSurgesFromItsNewSize() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        // The last surge is over (no requests) and since then the pool's MachineDeployment was scaled to 5.
+        capi.machineDeployment(surge(3, Map.of()));
+        kube.client().genericKubernetesResources(ClusterApiResources.MACHINE_DEPLOYMENTS).inNamespace(NS).withName(MD)
+                .edit(md -> {
+                    md.setAdditionalProperty("spec", withReplicas(md, 5));
+                    return md;
+                });
+        MachineProvider provider = provider();
+
+        provider.create(ClusterApiFixtures.desired(), "node-a");
+
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/replicas").asInt()).as("5 + 1 surge; 3 + 1 would remove a machine undrained").isEqualTo(6);
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1desired-replicas").asText()).isEqualTo("5");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> withReplicas(GenericKubernetesResource md, int replicas) {
+        Map<String, Object> spec = new LinkedHashMap<>((Map<String, Object>) md.getAdditionalProperties().get("spec"));
+        spec.put("replicas", replicas);
+        return spec;
+    }
+
+    @Test
+    void aChangeOfTheMachineDeploymentBetweenReadAndWriteFailsTheCreateInsteadOfMixing() throws Exception {
+        onePool();
+        MachineProvider provider = provider();
+        kube.changeBeforeNext("PATCH", MD_PATH, "replicas", "{\"spec\":{\"replicas\":7}}");
+
+        assertThatThrownBy(() -> provider.create(ClusterApiFixtures.desired(), "node-a"))
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/replicas").asInt()).isEqualTo(7);
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1surge-requests").isMissingNode()).isTrue();
+    }
+
+    // ---- 4. which Machine goes ------------------------------------------------------------------
+
+    /**
+     * MachineSet {@link #OLD_SET} (3 replicas: node-a, node-b, node-c, at the user's template) and,
+     * created a second later, {@link #NEW_SET} (1 replica: node-d, a surge machine created after the
+     * requests, at {@code newTemplate}); the MachineDeployment, pointed at {@code mdTemplate}, asked
+     * for surge for {@code partners} a minute ago. As Cluster API leaves it once it caught up: every
+     * request beyond the first has a replica in the MachineSet the MachineDeployment points at, whose
+     * Machine has no node yet, so that the MachineSets' replicas add up to the MachineDeployment's.
+     */
+    private void twoMachineSetsAt(String mdTemplate, String newTemplate, String... partners) {
+        Map<String, Instant> requests = new LinkedHashMap<>();
+        for (String p : partners) {
+            requests.put(p, now.minus(Duration.ofMinutes(1)));
+        }
+        capi.cluster("");
+        capi.userTemplates();
+        capi.pointedAtCurrent();
+        capi.machineDeployment(surge(3, requests), "spec: {template: {spec: {infrastructureRef: {name: " + mdTemplate + "}}}}");
+        int owed = Math.max(0, partners.length - 1);
+        String pointedAt = mdTemplate.equals(newTemplate) ? NEW_SET : OLD_SET;
+        capi.machineSet(OLD_SET, 3 + (pointedAt.equals(OLD_SET) ? owed : 0), MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a");
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
+        Instant old = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        // Creation timestamps have whole seconds: the new MachineSet must be a second younger.
+        await().pollInterval(Duration.ofMillis(20)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(old));
+        capi.machineSet(NEW_SET, 1 + (pointedAt.equals(NEW_SET) ? owed : 0), newTemplate);
+        capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d");
+        for (int i = 0; i < owed; i++) {
+            capi.machine(pointedAt + "-owed" + i, pointedAt, null);
+        }
+    }
+
+    /** As Cluster API leaves a roll under way: the MachineDeployment and the younger MachineSet at the new template. */
+    private void twoMachineSets(String... partners) {
+        twoMachineSetsAt(CURRENT_TEMPLATE, CURRENT_TEMPLATE, partners);
+    }
+
+    private Machine machine(MachineProvider provider, String name) {
+        return provider.machines(POOL).stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void machinesReportTheirNodeTheirMachineSetsAgeTheirDeletionAndTheirHealthCheck() throws Exception {
+        twoMachineSets("node-a");
+        capi.status(ClusterApiResources.MACHINES, OLD_SET + "-ccccc", Map.of("nodeRef", Map.of("name", "node-c"),
+                "conditions", List.of(Map.of("type", "HealthCheckSucceeded", "status", "False", "reason", "UnhealthyNode",
+                        "lastTransitionTime", now.toString()))));
+        kube.client().genericKubernetesResources(ClusterApiResources.MACHINES).inNamespace(NS).withName(OLD_SET + "-bbbbb").delete();
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-bbbbb").getMetadata().getDeletionTimestamp())
+                .as("the mock keeps an object with a finalizer, marked deleted").isNotNull();
+        MachineProvider provider = provider();
+
+        assertThat(provider.machines(POOL)).extracting(Machine::name, Machine::node, Machine::removalOrder, Machine::deleting,
+                Machine::healthCheckFailed, Machine::surgeFor).containsExactlyInAnyOrder(
+                tuple(OLD_SET + "-aaaaa", Optional.of("node-a"), 0, false, false, Optional.empty()),
+                tuple(OLD_SET + "-bbbbb", Optional.of("node-b"), 0, true, false, Optional.empty()),
+                tuple(OLD_SET + "-ccccc", Optional.of("node-c"), 0, false, true, Optional.empty()),
+                tuple(NEW_SET + "-ddddd", Optional.of("node-d"), 1, false, false, Optional.of("node-a")),
+                // node-b's Machine is being deleted while replicas stay 4: Cluster API owes its replacement.
+                tuple(MD + "-replacement-owed-1", Optional.empty(), 2, false, false, Optional.empty()));
+    }
+
+    @Test
+    void aPartnerInTheOldestMachineSetIsMarkedBeforeReplicasAreLoweredToTheRemainingSurge() throws Exception {
+        twoMachineSets("node-a", "node-x");
+        MachineProvider provider = provider();
+
+        MachineProvider.Deletion deletion = provider.delete(ClusterApiFixtures.desired(), "node-a", false);
+
+        assertThat(deletion.started()).isTrue();
+        List<RecordedRequest> writes = capi.capiWrites();
+        assertThat(writes).extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
+                tuple("PATCH", MACHINES_PATH + OLD_SET + "-aaaaa"),
+                tuple("PATCH", MD_PATH));
+        assertThat(body(writes.get(0)).at("/metadata/annotations")).isEqualTo(ClusterApiFixtures.yaml(
+                "{cluster.x-k8s.io/delete-machine: 'true', machine.cluster.x-k8s.io/exclude-node-draining: 'true'}"));
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/replicas").asInt()).as("3 desired + node-x's request").isEqualTo(4);
+        assertThat(SurgeRequests.read(stored.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).partners())
+                .containsOnlyKeys("node-x");
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-aaaaa").getMetadata().getDeletionTimestamp())
+                .as("Cluster API, not Nightshift, deletes it").isNull();
+    }
+
+    /**
+     * Replicas are lowered for a leaving partner only once Cluster API has caught up: lowered while it still owes a
+     * replica (a replacement for a Machine deleted outright, a surge replica not yet given to the current MachineSet),
+     * the controller counts the lowered replica as the owed one and the marked Machine stays for good (a rollout seen
+     * stuck with an outdated, drained node in the end-to-end test under load).
+     */
+    @Test
+    void aPartnerLeavesOnlyOnceTheMachineSetsHoldTheMachineDeploymentsReplicas() throws Exception {
+        twoMachineSets("node-a");
+        kube.client().genericKubernetesResources(ClusterApiResources.MACHINE_DEPLOYMENTS).inNamespace(NS).withName(MD)
+                .edit(md -> {
+                    md.getAdditionalProperties().put("spec", withReplicas(md, 5));
+                    return md;
+                });
+        MachineProvider provider = provider();
+
+        MachineProvider.Deletion owedToTheCurrentSet = provider.delete(ClusterApiFixtures.desired(), "node-a", false);
+
+        assertThat(owedToTheCurrentSet.started()).isFalse();
+        assertThat(owedToTheCurrentSet.detail()).contains("4 of the MachineDeployment's 5 replicas");
+        assertThat(capi.capiWrites()).isEmpty();
+    }
+
+    @Test
+    void aPartnerLeavesOnlyOnceAMachineDeletedOutrightIsTakenOffItsMachineSet() throws Exception {
+        twoMachineSets("node-a");
+        kube.client().genericKubernetesResources(ClusterApiResources.MACHINES).inNamespace(NS).withName(OLD_SET + "-ccccc").delete();
+        kube.client().genericKubernetesResources(ClusterApiResources.MACHINES).inNamespace(NS).withName(OLD_SET + "-ccccc")
+                .edit(m -> {
+                    m.getMetadata().setFinalizers(List.of());
+                    return m;
+                });
+        await().until(() -> capi.get(ClusterApiResources.MACHINES, OLD_SET + "-ccccc") == null);
+        MachineProvider provider = provider();
+
+        MachineProvider.Deletion notTakenOff = provider.delete(ClusterApiFixtures.desired(), "node-a", false);
+
+        assertThat(notTakenOff.started()).isFalse();
+        assertThat(notTakenOff.detail()).contains("MachineSet " + OLD_SET + " has 2 Machines for 3 replicas");
+        assertThat(capi.capiWrites()).isEmpty();
+    }
+
+    @Test
+    void aPartnerInANewerMachineSetIsDeferredWithoutAWrite() throws Exception {
+        twoMachineSets("node-d");
+        MachineProvider provider = provider();
+
+        MachineProvider.Deletion deletion = provider.delete(ClusterApiFixtures.desired(), "node-d", false);
+
+        assertThat(deletion.started()).isFalse();
+        assertThat(deletion.detail()).contains(NEW_SET).contains(OLD_SET);
+        assertThat(capi.capiWrites()).isEmpty();
+    }
+
+    @Test
+    void afterARollBackTheCurrentMachineSetIsOlderAndShrinksOnlyAfterTheOldOne() throws Exception {
+        // The pool went back to the user's template: OLD_SET is current again, the younger NEW_SET is old.
+        twoMachineSetsAt(MD, CURRENT_TEMPLATE, "node-a", "node-d");
+        MachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+
+        assertThat(provider.machines(POOL)).filteredOn(m -> m.node().isPresent())
+                .extracting(Machine::name, Machine::removalOrder).containsExactlyInAnyOrder(
+                        tuple(OLD_SET + "-aaaaa", 1), tuple(OLD_SET + "-bbbbb", 1), tuple(OLD_SET + "-ccccc", 1),
+                        tuple(NEW_SET + "-ddddd", 0));
+        MachineProvider.Deletion current = provider.delete(desired, "node-a", false);
+        assertThat(current.started()).isFalse();
+        assertThat(capi.capiWrites()).as("lowering replicas now would take a machine of " + NEW_SET).isEmpty();
+
+        MachineProvider.Deletion old = provider.delete(desired, "node-d", false);
+
+        assertThat(old.started()).isTrue();
+        assertThat(capi.capiWrites()).extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
+                tuple("PATCH", MACHINES_PATH + NEW_SET + "-ddddd"),
+                tuple("PATCH", MD_PATH));
+        assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at("/spec/replicas").asInt()).isEqualTo(4);
+    }
+
+    @Test
+    void replacingWithoutSurgePointsTheMachineDeploymentFirstThenExcludesDrainingAndDeletesTheMachine() throws Exception {
+        twoMachineSets("node-a");
+        MachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+
+        MachineProvider.Deletion deletion = provider.delete(desired, "node-b", true);
+
+        assertThat(deletion.started()).isTrue();
+        List<RecordedRequest> writes = capi.capiWrites();
+        assertThat(writes).extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
+                tuple("POST", AWS_TEMPLATES_PATH),
+                tuple("POST", KUBEADM_TEMPLATES_PATH),
+                tuple("PATCH", MD_PATH),
+                tuple("PATCH", MACHINES_PATH + OLD_SET + "-bbbbb"),
+                tuple("DELETE", MACHINES_PATH + OLD_SET + "-bbbbb"));
+        assertThat(body(writes.get(2)).at("/spec/template/spec/infrastructureRef/name").asText())
+                .isEqualTo(MD + "-" + hex10(desired.rollHash().value()));
+        assertThat(body(writes.get(2)).at("/spec/replicas").isMissingNode()).isTrue();
+        assertThat(body(writes.get(3)).at("/metadata/annotations")).isEqualTo(ClusterApiFixtures.yaml(
+                "{machine.cluster.x-k8s.io/exclude-node-draining: 'true'}"));
+        assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at("/spec/replicas").asInt()).isEqualTo(4);
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-bbbbb").getMetadata().getDeletionTimestamp()).isNotNull();
+    }
+
+    // ---- 5. pairing and settle ------------------------------------------------------------------
+
+    @Test
+    void newMachinesArePairedWithTheOldestRequestsOnlyAsFarAsThePoolIsAboveItsSizeAndSettleRecordsIt() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        Map<String, Instant> requests = new LinkedHashMap<>();
+        requests.put("node-a", now.minus(Duration.ofMinutes(1)));
+        requests.put("node-b", now.minus(Duration.ofMinutes(2)));
+        capi.machineDeployment(surge(3, requests), capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 2, MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a");
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
+        // node-c's replacement and one surge machine: 4 machines for 3 desired, so one is surge.
+        capi.machine(NEW_SET + "-eeeee", NEW_SET, null);
+        capi.machine(NEW_SET + "-fffff", NEW_SET, null);
+        MachineProvider provider = provider();
+
+        assertThat(provider.machines(POOL)).filteredOn(m -> m.surgeFor().isPresent())
+                .extracting(Machine::name, Machine::surgeFor).containsExactlyInAnyOrder(
+                        tuple(NEW_SET + "-eeeee", Optional.of("node-b")),
+                        tuple(MD + "-requested-for-node-a", Optional.of("node-a")));
+
+        provider.settle(POOL);
+
+        List<RecordedRequest> writes = capi.capiWrites();
+        assertThat(writes).extracting(RecordedRequest::method, RecordedRequest::resourcePath)
+                .containsExactly(tuple("PATCH", MACHINES_PATH + NEW_SET + "-eeeee"));
+        assertThat(capi.get(ClusterApiResources.MACHINES, NEW_SET + "-eeeee").getMetadata().getAnnotations())
+                .containsEntry(NodeMarks.SURGE_FOR, "node-b");
+        await().untilAsserted(() -> assertThat(surgeFor(provider, NEW_SET + "-eeeee")).isEqualTo("node-b"));
+        kube.clearRequests();
+        provider.settle(POOL);
+        assertThat(capi.capiWrites()).as("settled already").isEmpty();
+    }
+
+    private String surgeFor(MachineProvider provider, String machine) {
+        return machine(provider, machine).surgeFor().orElse(null);
+    }
+
+    @Test
+    void aMachineCreatedBeforeTheRequestIsNotItsSurge() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment(surge(3, Map.of("node-a", now.plus(Duration.ofHours(1)))), capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 3, MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a");
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
+        capi.machineSet(NEW_SET, 1, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d");
+        MachineProvider provider = provider();
+
+        assertThat(machine(provider, NEW_SET + "-ddddd").surgeFor()).isEmpty();
+        assertThat(placeholdersFor(provider)).containsExactly("node-a");
+        provider.settle(POOL);
+        assertThat(capi.capiWrites()).isEmpty();
+    }
+
+    @Test
+    void aPartnerWhoseMachineWentWithoutNightshiftBecomesPartOfThePoolsSizeAndReplicasStay() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        // node-a's stand-in runs; then a MachineHealthCheck deleted node-a's Machine and Cluster API replaced it.
+        capi.machineDeployment(surge(3, Map.of("node-a", now.minus(Duration.ofMinutes(5)))), capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 2, MD);
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
+        capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e", Map.of(NodeMarks.SURGE_FOR, "node-a"));
+        capi.machine(NEW_SET + "-fffff", NEW_SET, "node-f");
+        MachineProvider provider = provider();
+
+        provider.settle(POOL);
+
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/replicas").asInt()).as("never lowered: that would remove an undrained machine").isEqualTo(4);
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1desired-replicas").asText()).isEqualTo("4");
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).isEqualTo("{}");
+        assertThat(provider.machines(POOL)).noneMatch(m -> m.name().contains("-requested-for-"));
+    }
+
+    @Test
+    void settleDeletesOnlyNightshiftsClonesThatNothingUses() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        var aws = ClusterApiResources.AWS_MACHINE_TEMPLATES;
+        var kubeadm = ClusterApiResources.KUBEADM_CONFIG_TEMPLATES;
+        capi.template(aws, "web-md-aaaaaaaaaa", MD);
+        capi.template(aws, "web-md-bbbbbbbbbb", MD);
+        capi.template(aws, "web-md-cccccccccc", MD);
+        capi.template(aws, "web-md-dddddddddd", MD);
+        capi.template(aws, "web-md-ffffffffff", MD);
+        capi.template(aws, "other-md-eeeeeeeeee", "other-md");
+        capi.template(kubeadm, "web-md-kubelet-0000000000", MD);
+        capi.template(kubeadm, "web-md-kubelet-1111111111", MD);
+        capi.template(kubeadm, "web-md-user-kubelet", null);
+        capi.machineDeployment("""
+                spec:
+                  template:
+                    spec:
+                      bootstrap: {configRef: {name: web-md-kubelet-1111111111}}
+                      infrastructureRef: {name: web-md-ffffffffff}
+                """);
+        capi.machineSet("web-md-with-replicas", 3, "web-md-aaaaaaaaaa");
+        capi.machineSet("web-md-empty", 0, "web-md-bbbbbbbbbb");
+        capi.machineSet("web-md-draining", 0, "web-md-dddddddddd");
+        capi.machine("web-md-draining-zzzzz", "web-md-draining", "node-z");
+        MachineProvider provider = provider();
+
+        provider.settle(POOL);
+
+        assertThat(capi.capiWrites()).allMatch(w -> w.method().equals("DELETE"))
+                .extracting(RecordedRequest::resourcePath).containsExactlyInAnyOrder(
+                        AWS_TEMPLATES_PATH + "/web-md-bbbbbbbbbb",
+                        AWS_TEMPLATES_PATH + "/web-md-cccccccccc",
+                        KUBEADM_TEMPLATES_PATH + "/web-md-kubelet-0000000000");
+        assertThat(kube.client().genericKubernetesResources(aws).inNamespace(NS).list().getItems())
+                .extracting(t -> t.getMetadata().getName()).containsExactlyInAnyOrder(
+                        MD, "web-md-aaaaaaaaaa", "web-md-dddddddddd", "web-md-ffffffffff", "other-md-eeeeeeeeee");
+    }
+
+    // ---- 6. node registration through the executor ----------------------------------------------
+
+    @Test
+    void aMachinesNodeGetsThePoolLabelAndTheMachinesHashesWithoutLosingItsOwnMarks() throws Exception {
+        String node = "ip-10-0-1-5.ec2.internal";
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment("");
+        capi.machineSet(NEW_SET, 1, MD);
+        capi.machine(NEW_SET + "-ddddd", NEW_SET, node, Map.of(
+                NodeMarks.ROLL_HASH, "1".repeat(32), NodeMarks.ROLL_HASH_VERSION, "1",
+                NodeMarks.KUBELET_HASH, "2".repeat(32), NodeMarks.KUBELET_HASH_VERSION, "1"));
+        kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
+                .addToLabels("kubernetes.io/hostname", node)
+                .addToAnnotations(NodeMarks.ROLL_HASH, "3".repeat(32)).endMetadata().build()).create();
+        ClusterApiMachineProvider provider = new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(NS, CLUSTER, Map.of()), clock);
+        ClusterObserver observer = new ClusterObserver(kube.client(), "nightshift-system", provider, () -> { }, clock);
+        closing.add(observer);
+        Evictor evictor = new Evictor(kube.client().getConfiguration());
+        closing.add(evictor);
+        DesiredPool desired = ClusterApiFixtures.desired();
+        StepExecutor executor = new StepExecutor(kube.client(), evictor, observer, provider, new NoNodeUpdates(), pool -> desired,
+                clock, new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
+        observer.start();
+        await().until(() -> observer.watching() && provider.watching());
+        kube.clearRequests();
+
+        executor.settle(desired, observer.unmarked(POOL));
+
+        Node registered = kube.client().nodes().withName(node).get();
+        assertThat(registered.getMetadata().getLabels()).containsEntry(NodeMarks.POOL, POOL);
+        assertThat(registered.getMetadata().getAnnotations())
+                .containsEntry(NodeMarks.ROLL_HASH, "3".repeat(32))
+                .containsEntry(NodeMarks.KUBELET_HASH, "2".repeat(32))
+                .containsEntry(NodeMarks.KUBELET_HASH_VERSION, "1");
+        assertThat(kube.requests()).filteredOn(RecordedRequest::isWrite).extracting(RecordedRequest::method, RecordedRequest::resourcePath)
+                .containsExactly(tuple("PATCH", "/api/v1/nodes/" + node));
+
+        await().untilAsserted(() -> assertThat(observer.unmarked(POOL)).isEmpty());
+        kube.clearRequests();
+        executor.settle(desired, observer.unmarked(POOL));
+        assertThat(kube.requests()).filteredOn(RecordedRequest::isWrite).isEmpty();
+    }
+
+    /** The cluster-api provider has no node updates of its own. */
+    private static final class NoNodeUpdates implements NodeUpdater {
+        @Override
+        public void updateInPlace(DesiredPool pool, String node) {
+            throw new UnsupportedOperationException("no in-place updates");
+        }
+
+        @Override
+        public void restartKubelet(DesiredPool pool, String node) {
+            throw new UnsupportedOperationException("no kubelet restarts");
+        }
+    }
+}

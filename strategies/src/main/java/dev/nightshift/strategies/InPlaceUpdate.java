@@ -27,9 +27,9 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
             } else if (node.draining() && view.outdated(node) && !view.failed(node) && Drains.progress(view, node, sink)) {
                 if (view.surgePartnerOf(node).isPresent()) {
                     sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), false,
-                            view.desired().rollHash(), view.desired().kubeletHash()));
+                            view.desired()));
                 } else {
-                    sink.add(new Step.UpdateInPlace(node.name(), sink.pool, view.desired().rollHash(), view.desired().kubeletHash()));
+                    sink.add(new Step.UpdateInPlace(node.name(), sink.pool, view.desired()));
                 }
             }
         }
@@ -43,7 +43,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
         }
         if (node.ready() && !node.inPlaceFailed() && view.outdated(node)) {
             // The update finished, but at a target that has since changed: still drained, update again.
-            sink.add(new Step.UpdateInPlace(node.name(), sink.pool, view.desired().rollHash(), view.desired().kubeletHash()));
+            sink.add(new Step.UpdateInPlace(node.name(), sink.pool, view.desired()));
             return;
         }
         boolean timedOut = node.inPlaceStartedAt()
@@ -88,7 +88,7 @@ final class InPlaceUpdate implements NodeUpdatePlanner {
                 break;
             }
             sink.add(new Step.CreateMachine(old.name() + "-surge", view.desired().name(), old.name(),
-                    view.desired().rollHash(), view.desired().kubeletHash()));
+                    view.desired()));
             surgeRoom--;
             started++;
         }

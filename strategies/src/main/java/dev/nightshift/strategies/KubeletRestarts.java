@@ -34,7 +34,7 @@ final class KubeletRestarts {
                     }
                     Instant asked = node.kubeletRestartAt().get();
                     if (!unansweredUntil(view, asked).isAfter(view.now())) {
-                        sink.add(new Step.RestartKubelet(node.name(), sink.pool, view.desired().kubeletHash(), Optional.of(asked)));
+                        sink.add(new Step.RestartKubelet(node.name(), sink.pool, view.desired(), Optional.of(asked)));
                     }
                 } else {
                     sink.add(new Step.Uncordon(node.name(), sink.pool));
@@ -52,7 +52,7 @@ final class KubeletRestarts {
             }
             if (node.registered() && node.kubeletRestartAt().isEmpty() && view.kubeletOutdated(node) && !view.failed(node)
                     && gate.allows(node)) {
-                sink.add(new Step.RestartKubelet(node.name(), sink.pool, view.desired().kubeletHash()));
+                sink.add(new Step.RestartKubelet(node.name(), sink.pool, view.desired()));
                 room--;
             }
         }

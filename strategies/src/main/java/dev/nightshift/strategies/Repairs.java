@@ -126,7 +126,7 @@ final class Repairs {
                     // A surge machine already stands in for it, or it is one whose partner is still there: no replacement.
                     boolean replace = view.surgePartnerOf(node).isEmpty() && !view.hasLivePartner(node);
                     sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), replace,
-                            view.desired().rollHash(), view.desired().kubeletHash()));
+                            view.desired()));
                 }
             }
         }

@@ -19,7 +19,7 @@ final class ReplaceAll implements NodeUpdatePlanner {
             if (node.draining() || view.bastion()) {
                 if (view.bastion() ? gate.allows(node) : Drains.progress(view, node, sink)) {
                     sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), true,
-                            view.desired().rollHash(), view.desired().kubeletHash()));
+                            view.desired()));
                 }
             } else if (gate.allows(node)) {
                 Drains.start(node, sink);

@@ -37,7 +37,7 @@ final class RollingReplacement implements NodeUpdatePlanner {
             if (!view.registered(i)) {
                 ObservedNode m = view.nodes().get(i);
                 sink.add(new Step.DeleteMachine(m.name(), view.desired().name(), !view.hasLivePartner(m),
-                        view.desired().rollHash(), view.desired().kubeletHash()));
+                        view.desired()));
             }
         }
     }
@@ -46,7 +46,7 @@ final class RollingReplacement implements NodeUpdatePlanner {
         // A surge machine that is itself outdated (the target changed) was extra capacity: it is not replaced.
         boolean replace = view.surgePartnerOf(node).isEmpty() && !view.hasLivePartner(node);
         sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), replace,
-                view.desired().rollHash(), view.desired().kubeletHash()));
+                view.desired()));
     }
 
     private static void startNew(PoolView view, StartGate gate, PlanSink sink) {
@@ -103,7 +103,7 @@ final class RollingReplacement implements NodeUpdatePlanner {
                 started++;
             } else if (surgeRoom > 0) {
                 sink.add(new Step.CreateMachine(node.name() + "-surge", view.desired().name(), node.name(),
-                        view.desired().rollHash(), view.desired().kubeletHash()));
+                        view.desired()));
                 surgeRoom--;
                 started++;
             } else if (unavailableRoom > 0) {

@@ -254,7 +254,7 @@ public final class RolloutPlanner {
             } else {
                 sink.failed.add(node.name());
                 sink.add(new Step.DeleteMachine(node.name(), view.desired().name(), !view.hasLivePartner(node),
-                        view.desired().rollHash(), view.desired().kubeletHash()));
+                        view.desired()));
             }
         }
     }

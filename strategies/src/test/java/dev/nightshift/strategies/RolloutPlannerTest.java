@@ -463,7 +463,7 @@ class RolloutPlannerTest {
         assertThat(of(stillWaiting, Step.RestartKubelet.class)).as("the one restart allowed is pending").isEmpty();
         assertThat(stillWaiting.wakeAt()).contains(askedRecently.plus(Duration.ofMinutes(10)));
         assertThat(of(askAgain, Step.RestartKubelet.class)).singleElement()
-                .isEqualTo(new Step.RestartKubelet("web-1", "web", kubelet.pools().get(0).kubeletHash(), Optional.of(askedLongAgo)));
+                .isEqualTo(new Step.RestartKubelet("web-1", "web", kubelet.pools().get(0), Optional.of(askedLongAgo)));
     }
 
     @Test

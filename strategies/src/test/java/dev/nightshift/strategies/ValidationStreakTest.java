@@ -1,7 +1,6 @@
 package dev.nightshift.strategies;
 
 import static dev.nightshift.strategies.Fixtures.T0;
-import static dev.nightshift.strategies.Fixtures.OLD;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -10,6 +9,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.Step;
 
@@ -18,6 +18,7 @@ class ValidationStreakTest {
 
     private static final Duration INTERVAL = Duration.ofSeconds(10);
     private static final PoolStatus ONE = PoolStatus.NEW.withValidationStreak(1);
+    private static final DesiredPool WEB = Fixtures.desired(Fixtures.cluster(Fixtures.pool("web", "")), "web");
 
     @Test
     void aHealthyCheckCountsAndLengthensTheStreak() {
@@ -70,7 +71,7 @@ class ValidationStreakTest {
     void aDeletedMachineStartsTheIntervalAndEndsTheStreak() {
         Instant now = T0.plusSeconds(5);
 
-        PoolStatus after = ValidationStreak.afterStep(ONE, new Step.DeleteMachine("n-1", "web", true, OLD, OLD), now);
+        PoolStatus after = ValidationStreak.afterStep(ONE, new Step.DeleteMachine("n-1", "web", true, WEB), now);
 
         assertThat(after.lastTerminationAt()).contains(now);
         assertThat(after.validationStreak()).isZero();
@@ -78,12 +79,12 @@ class ValidationStreakTest {
 
     @Test
     void anInPlaceUpdateStartedEndsTheStreak() {
-        assertThat(ValidationStreak.afterStep(ONE, new Step.UpdateInPlace("n-1", "web", OLD, OLD), T0).validationStreak()).isZero();
+        assertThat(ValidationStreak.afterStep(ONE, new Step.UpdateInPlace("n-1", "web", WEB), T0).validationStreak()).isZero();
     }
 
     @Test
     void aKubeletRestartStartedEndsTheStreak() {
-        assertThat(ValidationStreak.afterStep(ONE, new Step.RestartKubelet("n-1", "web", OLD), T0).validationStreak()).isZero();
+        assertThat(ValidationStreak.afterStep(ONE, new Step.RestartKubelet("n-1", "web", WEB), T0).validationStreak()).isZero();
     }
 
     @Test

@@ -119,7 +119,7 @@ class SandboxAcceptanceIT {
             Map<String, JsonNode> before = webNodes(sandbox);
             assertThat(before).containsOnlyKeys(SEEDED);
 
-            // Paused by hand (README: the annotation on the pool's status record), so that /status can be
+            // Paused by hand (docs/commands/plan.md: the annotation on the pool's status record), so that /status can be
             // read while the node is failed and not yet repaired: without pods to drain, a repair can
             // start and end between two looks. A pause stops repairs as it stops everything else.
             Instant paused = Instant.now();

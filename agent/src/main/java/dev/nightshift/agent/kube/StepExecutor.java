@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,18 +60,15 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     private final ClusterObserver observer;
     private final MachineProvider machines;
     private final NodeUpdater nodeUpdates;
-    /** Each pool's desired spec, as the plan being executed was made from. */
-    private final Function<String, DesiredPool> desired;
     private final Clock clock;
     private final EventRecorder events;
 
     /**
      * @param machines    creates and deletes machines
      * @param nodeUpdates updates nodes in place and restarts kubelets
-     * @param desired     each pool's desired spec, by pool name, as the plan being executed was made from
      */
     public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
-                        NodeUpdater nodeUpdates, Function<String, DesiredPool> desired, Clock clock, EventRecorder events) {
+                        NodeUpdater nodeUpdates, Clock clock, EventRecorder events) {
         this.events = events;
         this.client = client;
         this.patcher = new NodePatcher(client);
@@ -80,7 +76,6 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         this.observer = observer;
         this.machines = machines;
         this.nodeUpdates = nodeUpdates;
-        this.desired = desired;
         this.clock = clock;
     }
 
@@ -123,7 +118,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         nodeUpdates.settle(desiredPool, observer.awaitingUpdate(desiredPool.name()));
     }
 
-    /** Executes one step; Validate is the reconciler's, not the cluster's. */
+    /** Executes one step; the steps that make or change machines carry the pool's desired spec they were planned with. */
     public Optional<Outcome> execute(Step step) {
         return step.accept(this);
     }
@@ -196,7 +191,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> deleteMachine(Step.DeleteMachine d) {
         String node = d.target();
-        MachineProvider.Deletion deletion = machines.delete(target(d.pool(), d.rollHash(), d.kubeletHash()), node, d.replace());
+        MachineProvider.Deletion deletion = machines.delete(d.desired(), node, d.replace());
         if (!deletion.started()) {
             LOG.info("machine of {} not deleted yet: {}", node, deletion.detail());
             return Optional.empty();
@@ -206,7 +201,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
 
     @Override
     public Optional<Outcome> createMachine(Step.CreateMachine c) {
-        machines.create(target(c.pool(), c.rollHash(), c.kubeletHash()), c.surgeFor());
+        machines.create(c.desired(), c.surgeFor());
         return outcome(c, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
     }
 
@@ -226,7 +221,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             }
             return a.isEmpty() ? Optional.empty() : Optional.of(Map.of("metadata", Map.of("annotations", a)));
         });
-        nodeUpdates.updateInPlace(target(u.pool(), u.rollHash(), u.kubeletHash()), node);
+        nodeUpdates.updateInPlace(u.desired(), node);
         return outcome(u, "updating " + node + " in place");
     }
 
@@ -246,7 +241,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         if (!started.get()) {
             return Optional.empty();
         }
-        nodeUpdates.restartKubelet(target(r.pool(), desired.apply(r.pool()).rollHash(), r.kubeletHash()), node);
+        nodeUpdates.restartKubelet(r.desired(), node);
         return outcome(r, "restarting the kubelet on " + node);
     }
 
@@ -264,7 +259,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         return outcome(step, "labelled " + node + " a candidate for update");
     }
 
-    /** The Reconciler validates (it keeps the streak); nothing is done to the cluster. */
+    /** The pass validates (its execute stage keeps the pool's streak); nothing is done to the cluster. */
     @Override
     public Optional<Outcome> validate(Step.Validate step) {
         return Optional.empty();
@@ -290,11 +285,6 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         Optional<Outcome> drained = drain(r, node);
         String summary = "repairing " + node + " (" + r.condition() + " since " + r.since() + "): cordoned, draining";
         return Optional.of(new Outcome(r, summary, drained.map(Outcome::evictions).orElse(Evictions.NONE)));
-    }
-
-    /** The pool's desired spec with the hashes the step was planned with (they are the pool's desired hashes). */
-    private DesiredPool target(String pool, dev.nightshift.spec.hash.StampedHash rollHash, dev.nightshift.spec.hash.StampedHash kubeletHash) {
-        return new DesiredPool(desired.apply(pool).spec(), rollHash, kubeletHash);
     }
 
     private static Optional<Outcome> outcome(Step step, String summary) {

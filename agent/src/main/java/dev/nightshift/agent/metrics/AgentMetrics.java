@@ -262,7 +262,7 @@ public final class AgentMetrics implements AutoCloseable {
             registry.counter("nightshift.node.updates", "pool", u.pool(), "kind", u.kind().label(),
                     "result", u.succeeded() ? "success" : "failure").increment();
             Timer.builder("nightshift.node.update.duration")
-                    .description("Time from a node's first update step to its end (see the README for where each kind starts and ends)")
+                    .description("Time from a node's first update step to its end (docs/operations/observability.md says where each kind starts and ends)")
                     .tags("pool", u.pool(), "kind", u.kind().label()).serviceLevelObjectives(UPDATE_BUCKETS)
                     .register(registry).record(u.took());
         }

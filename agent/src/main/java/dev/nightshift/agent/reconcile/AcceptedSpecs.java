@@ -39,7 +39,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * <p>Changed only by the reconcile loop's thread; {@link #acting()} and {@link #rejected()} are
  * also read from others.
  */
-final class AcceptedSpecs {
+final class AcceptedSpecs implements Acceptance {
 
     private static final Logger LOG = LoggerFactory.getLogger(AcceptedSpecs.class);
 
@@ -81,7 +81,8 @@ final class AcceptedSpecs {
      * a new leader judges the head against what the last leader accepted. A pool without a record
      * accepted nothing: it is new.
      */
-    void rebuildFromRecords() {
+    @Override
+    public void rebuildFromRecords() {
         Map<String, ResolvedPool> pools = new TreeMap<>();
         Map<String, PoolStatusRecords.Accepted> read = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
@@ -133,7 +134,8 @@ final class AcceptedSpecs {
      *
      * @param candidate the newest good spec from Git; null while none was offered
      */
-    void takeOffered(SpecRevision candidate) {
+    @Override
+    public void takeOffered(SpecRevision candidate) {
         if (candidate == null) {
             return;
         }
@@ -194,22 +196,26 @@ final class AcceptedSpecs {
     }
 
     /** What the agent acts on; empty until something was accepted or read from the records. */
-    Optional<Acting> acting() {
+    @Override
+    public Optional<Acting> acting() {
         return Optional.ofNullable(acting);
     }
 
     /** Why the newest offered commit is not applied; empty when it was taken. */
-    List<String> rejected() {
+    @Override
+    public List<String> rejected() {
         return rejected;
     }
 
     /** Each pool's target, for the report and the Events; replaced whole, never changed in place. */
-    Map<String, PoolTarget> targets() {
+    @Override
+    public Map<String, PoolTarget> targets() {
         return targets.targets();
     }
 
     /** The plan's reports for what is acted on: pools fully current at what they accepted start their next target's reasons there. */
-    void observed(Map<String, PoolReport> reports) {
+    @Override
+    public void observed(Map<String, PoolReport> reports) {
         targets.observed(reports, acceptedRecords, acting.pools());
     }
 

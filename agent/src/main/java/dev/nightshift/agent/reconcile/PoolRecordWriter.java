@@ -19,7 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
  * accepted and why its nodes change, as {@link AcceptedSpecs} holds them. A record that already
  * says so is not written again.
  */
-final class PoolRecordWriter {
+final class PoolRecordWriter implements PoolRecords {
 
     private final KubernetesClient client;
     private final ClusterObserver observer;
@@ -46,7 +46,8 @@ final class PoolRecordWriter {
      * @param statuses each planned pool's status after this reconcile's steps; other pools keep the observed one
      * @param durations each pool's observed durations, kept in its record
      */
-    void write(Map<String, PoolStatus> statuses, ObservedCluster observed, ObservedDurations durations) {
+    @Override
+    public void write(Map<String, PoolStatus> statuses, ObservedCluster observed, ObservedDurations durations) {
         Set<String> pools = new TreeSet<>(statuses.keySet());
         pools.addAll(accepted.recordedPools());
         observed.poolStatus().keySet().stream().filter(p -> observer.statusRecord(namespace, p)

@@ -16,7 +16,7 @@ import dev.nightshift.strategies.plan.Step;
  * {@code Replacing node: spec.machine.image.version 1631.0.0 → 1632.0.0 (commit 1a2b3c4)}.
  * The executor carries steps out; this says why, from the step and the pool's target.
  */
-final class WhyEvents {
+final class WhyEvents implements StepNotes {
 
     /** Reasons listed in one Event; the rest are counted ({@code /status} has them all). */
     private static final int REASONS_SHOWN = 5;
@@ -32,7 +32,8 @@ final class WhyEvents {
      * the node runs another spec, and the mark when a person marked the node for replacement; a
      * step on a node that is current (a repair, which has its own NodeFailed Event) gets none.
      */
-    void executed(Step step, DesiredPool pool, Optional<ObservedNode> node, Optional<PoolTarget> target) {
+    @Override
+    public void executed(Step step, DesiredPool pool, Optional<ObservedNode> node, Optional<PoolTarget> target) {
         node.flatMap(n -> why(step, pool, n, target)).ifPresent(x -> events.node(step.target(), x.reason(), x.text()));
     }
 

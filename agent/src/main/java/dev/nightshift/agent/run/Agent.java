@@ -155,9 +155,7 @@ public final class Agent implements AutoCloseable {
         if (jobs.isPresent()) {
             nodeUpdates = new JobNodeUpdater(client, jobs.get(), provider, events, clock);
         }
-        // The reconciler executes the steps of the plan it made: the desired pools are the ones it planned with.
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, pool -> reconciler.desired(pool),
-                clock, events);
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock,

@@ -43,7 +43,7 @@ class NodeUpdateTrackerTest {
     }
 
     private Step.DeleteMachine delete(String node) {
-        return new Step.DeleteMachine(node, "web", true, web.rollHash(), web.kubeletHash());
+        return new Step.DeleteMachine(node, "web", true, web);
     }
 
     @Test
@@ -63,7 +63,7 @@ class NodeUpdateTrackerTest {
     @Test
     void anInPlaceStartRepeatedCountsOneDrainAndTheNodesNextDrainCountsAgain() {
         ObservedNode draining = drainedOutdated("web-1");
-        Step.UpdateInPlace update = new Step.UpdateInPlace("web-1", "web", web.rollHash(), web.kubeletHash());
+        Step.UpdateInPlace update = new Step.UpdateInPlace("web-1", "web", web);
 
         assertThat(tracker.track(DESIRED, observed(draining), List.of(update), T0.plusSeconds(30)).drains()).hasSize(1);
         assertThat(tracker.track(DESIRED, observed(draining), List.of(update), T0.plusSeconds(32)).drains()).isEmpty();

@@ -170,7 +170,7 @@ public final class EmbeddedWorld implements AutoCloseable {
     public static final String CLUSTER_API_NAMESPACE = "default";
     /** Where the agent's node updater Jobs run with {@link Machines#CLUSTER_API} ({@code nodeUpdates.type: job}). */
     public static final String NODE_UPDATES_NAMESPACE = "nightshift-node-updates";
-    /** The node updater the agent runs with {@link Machines#CLUSTER_API}: the image and command of the README's example. */
+    /** The node updater the agent runs with {@link Machines#CLUSTER_API}: the image and command of docs/node-updates.md's example. */
     static final JobSettings NODE_UPDATER = new JobSettings(NODE_UPDATES_NAMESPACE, "registry.example.com/platform/node-updater:1.4",
             List.of("/bin/update-node"), "nightshift-node-updater", Optional.empty());
 
@@ -429,7 +429,7 @@ public final class EmbeddedWorld implements AutoCloseable {
             out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push)");
         }
         out.println("  no agent runs here; point one at it from another shell:");
-        out.println("    java -jar agent/target/nightshift.jar run --kubeconfig " + facts.kubeconfig() + " --provider http \\");
+        out.println("    java -jar cli/target/nightshift.jar run --kubeconfig " + facts.kubeconfig() + " --provider http \\");
         out.println("        --machine-api-url " + facts.machineApi() + " --machine-api-token-file " + facts.machineApiTokenFile() + " \\");
         out.println("        --repo " + (facts.repository() == null ? "URL" : facts.repository().toUri()) + " --cluster "
                 + cluster.orElse("NAME") + " --poll-interval 2s --http-port 0");

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.spec.model.Taint;
 
 /**
@@ -148,7 +149,17 @@ public sealed interface Step {
      * desired template in the same call (as terminating an instance of a scaling group without
      * lowering its size), so the pool's size survives a crash between the two.
      */
-    record DeleteMachine(String target, String pool, boolean replace, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+    record DeleteMachine(String target, String pool, boolean replace, DesiredPool desired) implements Step {
+
+        /** The roll hash a replacement is made with. */
+        public StampedHash rollHash() {
+            return desired.rollHash();
+        }
+
+        /** The kubelet hash a replacement is made with. */
+        public StampedHash kubeletHash() {
+            return desired.kubeletHash();
+        }
 
         @Override
         public <R> R accept(Handler<R> handler) {
@@ -157,7 +168,15 @@ public sealed interface Step {
     }
 
     /** Create a surge machine that takes {@code surgeFor}'s place once it is available. */
-    record CreateMachine(String target, String pool, String surgeFor, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+    record CreateMachine(String target, String pool, String surgeFor, DesiredPool desired) implements Step {
+
+        public StampedHash rollHash() {
+            return desired.rollHash();
+        }
+
+        public StampedHash kubeletHash() {
+            return desired.kubeletHash();
+        }
 
         @Override
         public <R> R accept(Handler<R> handler) {
@@ -171,7 +190,15 @@ public sealed interface Step {
      * the same target: the executor records the requested hash and starts nothing while an update
      * to it runs.
      */
-    record UpdateInPlace(String target, String pool, StampedHash rollHash, StampedHash kubeletHash) implements Step {
+    record UpdateInPlace(String target, String pool, DesiredPool desired) implements Step {
+
+        public StampedHash rollHash() {
+            return desired.rollHash();
+        }
+
+        public StampedHash kubeletHash() {
+            return desired.kubeletHash();
+        }
 
         @Override
         public <R> R accept(Handler<R> handler) {
@@ -186,11 +213,16 @@ public sealed interface Step {
      *                        pool's healthTimeout: the request is made again, replacing exactly that
      *                        mark, so a repeat of this step from a stale view restarts nothing
      */
-    record RestartKubelet(String target, String pool, StampedHash kubeletHash, Optional<Instant> unansweredSince) implements Step {
+    record RestartKubelet(String target, String pool, DesiredPool desired, Optional<Instant> unansweredSince) implements Step {
 
         /** A first request. */
-        public RestartKubelet(String target, String pool, StampedHash kubeletHash) {
-            this(target, pool, kubeletHash, Optional.empty());
+        public RestartKubelet(String target, String pool, DesiredPool desired) {
+            this(target, pool, desired, Optional.empty());
+        }
+
+        /** The kubelet configuration the node restarts with. */
+        public StampedHash kubeletHash() {
+            return desired.kubeletHash();
         }
 
         @Override

@@ -7,7 +7,7 @@ import dev.nightshift.strategies.PoolLimits;
 /**
  * What no scheduler can beat under the same limits, with C the creation (or in-place update) time,
  * D the drain time, s and u the resolved limits. Interval and minReadySeconds only add waiting, so
- * leaving them out keeps the bound a bound. Derivations are in the README.
+ * leaving them out keeps the bound a bound. Derivations are in docs/concepts/planner.md (Lower bounds).
  */
 public final class LowerBound {
 

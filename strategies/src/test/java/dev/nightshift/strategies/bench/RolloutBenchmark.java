@@ -24,7 +24,7 @@ public final class RolloutBenchmark {
 
     static final double TARGET = 1.05;
 
-    /** The README's table: strategy, maxSurge, maxUnavailable as YAML values. */
+    /** The table of docs/contributing/benchmarks.md: strategy, maxSurge, maxUnavailable as YAML values. */
     public static final List<String[]> CASES = List.of(
             new String[] {"AutoRollingUpdate", "1", "0"},
             new String[] {"AutoRollingUpdate", "0", "1"},

@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * Simulation results recorded once and compared ever after: one line per case, its key, the
- * figures the README's table shows and a digest of everything else (reason, violations, the whole
+ * figures the table of docs/contributing/benchmarks.md shows and a digest of everything else (reason, violations, the whole
  * timeline). A change to the planner or the simulator that moves one event of one timeline changes
  * the line. Recording again ({@code -Dgolden.write=true}) is for changes meant to change results.
  */

@@ -195,7 +195,7 @@ final class PoolYaml {
         return !role.equals("control-plane") && !strategy.equals("ManualInPlaceUpdate");
     }
 
-    /** maxSurge as README "maxSurge / maxUnavailable defaults" resolves it, before applying the pool size. */
+    /** maxSurge as examples/README.md ("maxSurge / maxUnavailable defaults") resolves it, before applying the pool size. */
     Limit effectiveMaxSurge() {
         if (maxSurge != null) {
             return maxSurge;

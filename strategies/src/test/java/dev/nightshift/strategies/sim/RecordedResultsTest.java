@@ -14,7 +14,7 @@ import dev.nightshift.strategies.bench.RolloutBenchmark;
 import dev.nightshift.strategies.model.DesiredCluster;
 
 /**
- * The README's benchmark table at 200 nodes, and a few of its rows with faults, give exactly the
+ * The benchmark table of docs/contributing/benchmarks.md at 200 nodes, and a few of its rows with faults, give exactly the
  * results recorded before the planner and the simulator were made fast at 5,000 nodes: the same
  * makespan, peaks, violations and timeline, event for event.
  */

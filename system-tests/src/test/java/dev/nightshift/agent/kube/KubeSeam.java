@@ -52,7 +52,7 @@ final class KubeSeam implements AutoCloseable {
         agentClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
                 new io.fabric8.kubernetes.client.ConfigBuilder(kube.config()).withUserAgent(AGENT).build()).build();
         evictor = new Evictor(agentClient.getConfiguration());
-        executor = new StepExecutor(agentClient, evictor, observer, provider, provider, pool -> TestClusters.oneWebPool().pools().get(0), clock,
+        executor = new StepExecutor(agentClient, evictor, observer, provider, provider, clock,
                 new EventRecorder(agentClient, clock, EventRecorder.COMPONENT));
     }
 

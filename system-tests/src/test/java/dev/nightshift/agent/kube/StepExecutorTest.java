@@ -173,7 +173,7 @@ class StepExecutorTest {
         });
         observing();
 
-        seam.executor.execute(new Step.UpdateInPlace(NODE, POOL, NEW, NEW));
+        seam.executor.execute(new Step.UpdateInPlace(NODE, POOL, new DesiredPool(WEB_SPEC, NEW, NEW)));
 
         assertThat(NodeMarks.instant(annotations().get(NodeMarks.IN_PLACE_STARTED_AT))).contains(earlier);
         assertThat(seam.writes()).noneMatch(r -> r.resourcePath().equals("/api/v1/nodes/" + NODE));
@@ -186,7 +186,7 @@ class StepExecutorTest {
         observing();
 
         Optional<StepExecutor.Outcome> outcome = seam.executor.execute(
-                new Step.RestartKubelet(NODE, POOL, NEW, Optional.of(NOW.minusSeconds(900))));
+                new Step.RestartKubelet(NODE, POOL, new DesiredPool(WEB_SPEC, NEW, NEW), Optional.of(NOW.minusSeconds(900))));
 
         assertThat(outcome).isEmpty();
         assertThat(seam.writes()).isEmpty();

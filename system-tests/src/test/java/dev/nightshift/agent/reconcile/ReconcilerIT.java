@@ -103,10 +103,11 @@ class ReconcilerIT {
         });
         observer.start();
         evictor = new Evictor(client.getConfiguration());
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, provider, pool -> reconciler.desired(pool),
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, provider,
                 Clock.systemUTC(), new EventRecorder(client, Clock.systemUTC(), EventRecorder.COMPONENT));
         reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 1, java.time.Duration.ofSeconds(10), false, Optional.empty(), true), client, observer, executor,
-                apiServerReady::get, new RolloutPlanner(), Clock.systemUTC(), reports::add);
+                apiServerReady::get, new RolloutPlanner(), Clock.systemUTC(), reports::add,
+                new EventRecorder(client, Clock.systemUTC(), EventRecorder.COMPONENT));
     }
 
     @AfterEach
@@ -176,11 +177,11 @@ class ReconcilerIT {
     @Test
     void aPoolStartsOnlyAfterItsConsecutiveValidationsEachAnIntervalApart() {
         reconciler.close();
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, provider, pool -> reconciler.desired(pool),
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, provider,
                 Clock.systemUTC(), new EventRecorder(client, Clock.systemUTC(), EventRecorder.COMPONENT));
         reconciler = new Reconciler(new Reconciler.Settings("demo", "nightshift-system", 3, Duration.ofSeconds(3), false,
                 Optional.empty(), true), client, observer, executor, apiServerReady::get, new RolloutPlanner(), Clock.systemUTC(),
-                reports::add);
+                reports::add, new EventRecorder(client, Clock.systemUTC(), EventRecorder.COMPONENT));
         reconciler.offer(new SpecRevision("a", spec("1631.0.0"), java.time.Instant.now()));
         await().atMost(Duration.ofSeconds(30)).until(() -> nodes().stream().allMatch(n -> rollHash(n) != null));
         int before = reports.size();

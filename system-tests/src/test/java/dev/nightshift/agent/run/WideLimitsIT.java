@@ -68,7 +68,7 @@ class WideLimitsIT {
     private AgentHarness h;
 
     /**
-     * {@code surge} and {@code unavailable} are the limits resolved by hand, as the README says the
+     * {@code surge} and {@code unavailable} are the limits resolved by hand, as docs/concepts/planner.md says the
      * planner resolves them: of 10 nodes, 25% is 2.5, so 3 surge machines (up) and 2 unavailable (down).
      */
     @ParameterizedTest(name = "{0} nodes, maxSurge {1}, maxUnavailable {2}")

@@ -57,7 +57,7 @@ public final class ScaleBenchmark {
 
         static Settings fromProperties() {
             int nodes = Integer.getInteger("scale.nodes", 5000);
-            return new Settings(Path.of(System.getProperty("scale.jar", "target/nightshift.jar")),
+            return new Settings(Path.of(System.getProperty("scale.jar", "../cli/target/nightshift.jar")),
                     Path.of(System.getProperty("scale.dir", "target/scale")), nodes, Integer.getInteger("scale.pools", 200),
                     Integer.getInteger("scale.rollNodes", 100), Integer.getInteger("scale.podsPerNode", 20),
                     Integer.getInteger("scale.maxSurge", 10),

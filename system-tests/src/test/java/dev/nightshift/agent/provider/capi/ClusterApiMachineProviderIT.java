@@ -731,7 +731,7 @@ class ClusterApiMachineProviderIT {
         Evictor evictor = new Evictor(kube.client().getConfiguration());
         closing.add(evictor);
         DesiredPool desired = ClusterApiFixtures.desired();
-        StepExecutor executor = new StepExecutor(kube.client(), evictor, observer, provider, new NoNodeUpdates(), pool -> desired,
+        StepExecutor executor = new StepExecutor(kube.client(), evictor, observer, provider, new NoNodeUpdates(),
                 clock, new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
         observer.start();
         await().until(() -> observer.watching() && provider.watching());

@@ -1,0 +1,32 @@
+package dev.nightshift.agent.reconcile;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import dev.nightshift.agent.eta.PoolDurations;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
+
+/** The observe stage: the cluster and its machines as they are now ({@link ObserverView}; a fake in the pass's tests). */
+interface ClusterView {
+
+    /**
+     * Starts a pass: what the machine provider answered before is stale now; when {@code acting}, what providers and
+     * node updaters finished since is written onto the nodes first, so that it is observed.
+     */
+    void refresh(DesiredCluster desired, boolean acting);
+
+    /** The pools' nodes and machines, the control plane's readiness and the calendar's state, as the planner reads them. */
+    ObservedCluster observe(MaintenanceState maintenance, Set<String> pools);
+
+    /** Pools whose machines the provider will not manage as they are, with the reason: nothing is done to them. */
+    Map<String, String> refusals(Set<String> pools);
+
+    /** Why the last in-place update of {@code node} failed, as the node says. */
+    Optional<String> inPlaceFailure(String node);
+
+    /** The durations {@code pool}'s record keeps (creations, drains, updates), for estimates. */
+    PoolDurations recordedDurations(String pool);
+}

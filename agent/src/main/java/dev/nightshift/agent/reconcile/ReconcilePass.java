@@ -1,0 +1,296 @@
+package dev.nightshift.agent.reconcile;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.window.CachedCalendar;
+import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.spec.model.ClusterSpec;
+import dev.nightshift.spec.model.KubernetesVersion;
+import dev.nightshift.spec.model.WorkerPoolSpec;
+import dev.nightshift.strategies.KubernetesVersionGuard;
+import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.strategies.ValidationStreak;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.plan.Plan;
+import dev.nightshift.strategies.plan.Step;
+
+/**
+ * One reconcile, in stages that read in order: <b>accept</b> (which commit each pool acts on) → <b>observe</b> (the
+ * cluster and its machines now) → <b>plan</b> (the pure planner, the Kubernetes version guard, pools the provider
+ * refuses held) → <b>guard</b> and <b>execute</b> (each step checked at that moment, then carried out) →
+ * <b>record</b> (each pool's status record) → <b>report</b> (what was seen and done).
+ *
+ * <p>It decides nothing itself: it gathers the inputs and calls the libraries' pure functions, the same that
+ * {@code nightshift plan} and {@code nightshift simulate} call. Each stage is behind a narrow interface, so the pass is
+ * tested without an API server. The loop around it ({@link Reconciler}) schedules, coalesces and leads.
+ *
+ * <p>Not thread-safe: only the loop's thread runs passes.
+ */
+final class ReconcilePass implements Reconciler.Pass {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReconcilePass.class);
+
+    /**
+     * @param validationsRequired consecutive successful validations a pool needs before it starts and between batches
+     */
+    record Settings(int validationsRequired, boolean dryRun, Optional<KubernetesVersion> apiServerVersion) {
+    }
+
+    private final Settings settings;
+    private final Acceptance acceptance;
+    private final ClusterView cluster;
+    private final RolloutPlanner planner;
+    private final StepGuard guard;
+    private final StepRunner runner;
+    private final StepNotes notes;
+    private final PoolRecords records;
+    private final ApiServerCheck apiServer;
+    private final Validations validations;
+    private final BooleanSupplier leading;
+    private final Clock clock;
+    /** Each pool's observed durations, kept in its record for estimates. */
+    private final ObservedDurations durations;
+    private final EtaRefresh eta;
+    /** The accepted spec's maintenance calendar, kept between passes. */
+    private CachedCalendar calendar;
+    /** Since when each pool has had outdated nodes without a break. */
+    private final Map<String, Instant> outdatedSince = new HashMap<>();
+    private NodeUpdateTracker tracker = new NodeUpdateTracker();
+    /** What was accepted must be read from the pool records before the next pass: at start and at every term as leader. */
+    private boolean rebuild = true;
+
+    /**
+     * @param guard     checked before each step, after the guard every pass has ({@link ActingGuard})
+     * @param apiServer whether the API server reports itself ready; asked once per pass that validates or repairs
+     * @param leading   whether this replica leads now (the lease)
+     */
+    ReconcilePass(Settings settings, Acceptance acceptance, ClusterView cluster, RolloutPlanner planner, StepGuard guard,
+                  StepRunner runner, StepNotes notes, PoolRecords records, BooleanSupplier apiServer, Duration validationInterval,
+                  BooleanSupplier leading, EtaRefresh eta, Clock clock) {
+        this.settings = settings;
+        this.acceptance = acceptance;
+        this.cluster = cluster;
+        this.planner = planner;
+        this.apiServer = new ApiServerCheck(apiServer);
+        StepGuard acting = new ActingGuard(leading, this.apiServer);
+        this.guard = step -> {
+            StepGuard.Verdict verdict = acting.check(step);
+            return verdict.kind() == StepGuard.Verdict.Kind.ADMIT ? guard.check(step) : verdict;
+        };
+        this.runner = runner;
+        this.notes = notes;
+        this.records = records;
+        this.validations = new Validations(validationInterval, this.apiServer);
+        this.leading = leading;
+        this.durations = new ObservedDurations(cluster::recordedDurations);
+        this.eta = eta;
+        this.clock = clock;
+    }
+
+    /** This replica became the leader: what was accepted is read from the pool records before the next pass. */
+    @Override
+    public void rebuildAcceptance() {
+        rebuild = true;
+    }
+
+    /** A term as leader ended: what it remembered must not leak into the next (another replica acts in between). */
+    @Override
+    public void forgetTerm() {
+        tracker = new NodeUpdateTracker();
+        durations.forget();
+        eta.forget();
+        outdatedSince.clear();
+        validations.forget();
+    }
+
+    /** One pass, from the newest good spec offered; empty while nothing is accepted. */
+    @Override
+    public Optional<ReconcileReport> run(SpecRevision offered, Instant now) {
+        apiServer.reset();
+        Optional<AcceptedSpecs.Acting> acting = accept(offered);
+        if (acting.isEmpty()) {
+            return Optional.empty();
+        }
+        ClusterSpec spec = acting.get().cluster();
+        if (calendar == null || !calendar.maintenance().equals(spec.maintenance())) {
+            calendar = new CachedCalendar(spec.maintenance());
+        }
+        WindowState window = calendar.state(now);
+        DesiredCluster desired = new DesiredCluster(spec, acting.get().pools().values().stream().map(DesiredPool::of).toList(),
+                settings.validationsRequired());
+        ObservedCluster observed = observe(desired, window);
+        Planned planned = plan(desired, observed, now);
+        Executed executed = execute(planned.plan(), desired, observed, now);
+        NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed.steps(), now);
+        durations.add(finished);
+        record(executed.statuses(), observed);
+        return Optional.of(report(acting.get(), window, desired, observed, planned, executed, finished, now));
+    }
+
+    /** Accept: what the records say was accepted (at a new term), then the newest good spec if it may be taken. */
+    private Optional<AcceptedSpecs.Acting> accept(SpecRevision offered) {
+        if (rebuild) {
+            acceptance.rebuildFromRecords();
+            durations.forget();
+            rebuild = false;
+        }
+        acceptance.takeOffered(offered);
+        return acceptance.acting();
+    }
+
+    /** Observe: the cluster now, after writing down what finished since the last pass. */
+    private ObservedCluster observe(DesiredCluster desired, WindowState window) {
+        cluster.refresh(desired, acting());
+        return cluster.observe(window.maintenanceState(), poolNames(desired));
+    }
+
+    /** The plan and what it holds back: pools above the API server's version, pools the provider refuses. */
+    private record Planned(Plan plan, List<String> guardReasons, Map<String, String> refused) {
+    }
+
+    /** Plan: the pure planner; pools the version guard or the provider holds get no steps. */
+    private Planned plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
+        KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(desired, observed, now), desired,
+                settings.apiServerVersion());
+        // A pool whose machines the provider will not manage as they are is held: nothing is done to it.
+        Map<String, String> refused = cluster.refusals(poolNames(desired));
+        Plan plan = guarded.plan().holding(refused);
+        acceptance.observed(plan.reports());
+        return new Planned(plan, guarded.reasons(), refused);
+    }
+
+    /** What the steps did: their outcomes, the steps carried out, and each pool's status after them. */
+    private record Executed(List<StepExecutor.Outcome> outcomes, List<Step> steps, Map<String, PoolStatus> statuses) {
+    }
+
+    /** Guard and execute: each step, in the plan's order, checked at that moment and then carried out. */
+    private Executed execute(Plan plan, DesiredCluster desired, ObservedCluster observed, Instant now) {
+        List<StepExecutor.Outcome> outcomes = new ArrayList<>();
+        List<Step> executed = new ArrayList<>();
+        Map<String, PoolStatus> statuses = new HashMap<>();
+        plan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
+        if (settings.dryRun()) {
+            return new Executed(outcomes, executed, statuses);
+        }
+        Map<String, DesiredPool> byName = new HashMap<>();
+        desired.pools().forEach(p -> byName.put(p.name(), p));
+        for (Step step : plan.steps()) {
+            StepGuard.Verdict verdict = guard.check(step);
+            if (verdict.kind() == StepGuard.Verdict.Kind.STOP) {
+                LOG.warn("{}: {} step(s) left undone", verdict.reason().orElse("stopped"), plan.steps().size() - executed.size());
+                break;
+            }
+            if (verdict.kind() == StepGuard.Verdict.Kind.SKIP) {
+                LOG.warn("{}", verdict.reason().orElse("skipped " + step));
+                continue;
+            }
+            DesiredPool pool = byName.get(step.pool());
+            if (step instanceof Step.Validate) {
+                // The one step that changes nothing in the cluster: its result is the pool's streak.
+                statuses.put(step.pool(), validations.validate(pool, statuses.get(step.pool()), observed, now));
+                continue;
+            }
+            statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, now));
+            runner.execute(step).ifPresent(o -> {
+                outcomes.add(o);
+                LOG.info("{}", o.summary());
+                notes.executed(step, pool, observed.nodesOf(step.pool()).stream().filter(n -> n.name().equals(step.target())).findFirst(),
+                        Optional.ofNullable(acceptance.targets().get(step.pool())));
+            });
+            executed.add(step);
+        }
+        return new Executed(outcomes, executed, statuses);
+    }
+
+    /** Record: each pool's status record, only by an acting leader. */
+    private void record(Map<String, PoolStatus> statuses, ObservedCluster observed) {
+        if (acting()) {
+            records.write(statuses, observed, durations);
+        }
+    }
+
+    /** Report: what this pass saw and did, what an operator should know, and what is left of the rollout. */
+    private ReconcileReport report(AcceptedSpecs.Acting acting, WindowState window, DesiredCluster desired, ObservedCluster observed,
+                                   Planned planned, Executed executed, NodeUpdateTracker.Finished finished, Instant now) {
+        List<String> notices = new ArrayList<>(planned.guardReasons());
+        planned.refused().forEach((pool, reason) -> notices.add(pool + ": " + reason));
+        desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
+                + ": " + WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
+                + " maintenance windows (exclusions still apply)"));
+        List<ReconcileReport.UpdateFailure> failures = observed.nodes().stream().filter(n -> n.inPlaceFailed())
+                .map(n -> new ReconcileReport.UpdateFailure(n.pool(), n.name(), cluster.inPlaceFailure(n.name()).orElse(null)))
+                .sorted(Comparator.comparing(ReconcileReport.UpdateFailure::node)).toList();
+        Plan plan = planned.plan();
+        return new ReconcileReport(now, acting.commit(), window, plan, executed.outcomes(), acceptance.rejected(), notices,
+                overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
+                Optional.empty(), acceptance.targets(), failures, eta.estimate(desired, plan, durations::of, now));
+    }
+
+    /** Whether this pass may write to the cluster: it leads and is not a dry run. */
+    private boolean acting() {
+        return leading.getAsBoolean() && !settings.dryRun();
+    }
+
+    private static Set<String> poolNames(DesiredCluster desired) {
+        Set<String> pools = new HashSet<>();
+        desired.pools().forEach(p -> pools.add(p.name()));
+        return pools;
+    }
+
+    /**
+     * Outdated nodes of pools that had outdated nodes already when the latest window ended: that
+     * window passed without finishing them. Since when each pool has been outdated is kept in
+     * memory, so after a restart it counts from then: late, never early.
+     */
+    private Map<String, Integer> overdue(Plan plan, Instant now) {
+        outdatedSince.keySet().retainAll(plan.reports().keySet());
+        plan.reports().forEach((pool, report) -> {
+            if (report.outdated() == 0) {
+                outdatedSince.remove(pool);
+            } else {
+                outdatedSince.putIfAbsent(pool, now);
+            }
+        });
+        if (outdatedSince.isEmpty()) {
+            return Map.of();
+        }
+        Optional<Instant> lastClose = calendar.lastClose(now);
+        Map<String, Integer> overdue = new HashMap<>();
+        plan.reports().forEach((pool, report) -> overdue.put(pool,
+                lastClose.isPresent() && outdatedSince.containsKey(pool) && outdatedSince.get(pool).isBefore(lastClose.get())
+                        ? report.outdated() : 0));
+        return overdue;
+    }
+
+    /** The commit acted on. */
+    @Override
+    public Optional<String> acceptedCommit() {
+        return acceptance.acting().map(AcceptedSpecs.Acting::commit);
+    }
+
+    /** Why the newest commit was not taken, for a failed pass's report. */
+    @Override
+    public List<String> rejected() {
+        return acceptance.rejected();
+    }
+}

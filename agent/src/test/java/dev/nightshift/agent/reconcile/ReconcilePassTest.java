@@ -1,0 +1,317 @@
+package dev.nightshift.agent.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.nightshift.agent.TestClusters;
+import dev.nightshift.agent.eta.PoolDurations;
+import dev.nightshift.agent.eta.RolloutEta;
+import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.spec.diff.PoolTarget;
+import dev.nightshift.spec.hash.StampedHash;
+import dev.nightshift.spec.model.ResolvedPool;
+import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.strategies.model.DesiredCluster;
+import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.ObservedCluster;
+import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.plan.PoolReport;
+import dev.nightshift.strategies.plan.Step;
+
+/**
+ * One reconcile pass, its stages faked (acceptance, the cluster, the guard, the executor, the records) and the planner
+ * real: the stages run in order, the guard is asked before each step at that moment, a validation counts in the pool's
+ * streak, and what a dry run or a replica that does not lead does is nothing.
+ */
+class ReconcilePassTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-27T10:00:00Z");
+    private static final StampedHash OLD = new StampedHash(1, "0".repeat(32));
+    private static final DesiredCluster DESIRED = TestClusters.oneWebPool();
+    private static final DesiredPool WEB = DESIRED.pools().get(0);
+
+    /** What every fake did, in order: the stages' order is read from it. */
+    private final List<String> log = new ArrayList<>();
+    private final FakeAcceptance acceptance = new FakeAcceptance();
+    private final FakeCluster cluster = new FakeCluster();
+    private final List<Step> executed = new ArrayList<>();
+    private final List<Map<String, PoolStatus>> written = new ArrayList<>();
+    private StepGuard guard = step -> {
+        log.add("guard " + name(step));
+        return StepGuard.Verdict.ADMIT;
+    };
+    private boolean leading = true;
+    private boolean apiServerReady = true;
+    private int apiServerAsked;
+    private final EtaRefresh eta = new EtaRefresh(new RolloutEta());
+
+    @AfterEach
+    void closeEstimates() {
+        eta.close();
+    }
+
+    private ReconcilePass pass(boolean dryRun) {
+        return new ReconcilePass(new ReconcilePass.Settings(1, dryRun, Optional.empty()), acceptance, cluster, new RolloutPlanner(),
+                step -> guard.check(step), step -> {
+                    log.add("execute " + name(step));
+                    executed.add(step);
+                    return Optional.of(new StepExecutor.Outcome(step, "did " + name(step)));
+                }, StepNotes.NONE, (statuses, observed, durations) -> {
+                    log.add("record");
+                    written.add(Map.copyOf(statuses));
+                }, () -> {
+                    apiServerAsked++;
+                    return apiServerReady;
+                }, Duration.ZERO, () -> leading, eta, Clock.fixed(NOW, ZoneOffset.UTC));
+    }
+
+    private static String name(Step step) {
+        return step.getClass().getSimpleName() + (step instanceof Step.Validate ? "" : " " + step.target());
+    }
+
+    /** {@code n} Ready nodes of pool web at an old image, the pool's streak at {@code streak}. */
+    private void outdatedNodes(int n, int streak) {
+        List<ObservedNode> nodes = IntStream.rangeClosed(1, n).mapToObj(i -> ObservedNode.ready("web-" + i, "web", NOW.minusSeconds(3600))
+                .toBuilder().rollHash(OLD).kubeletHash(WEB.kubeletHash()).managedLabels(WEB.labels()).build()).toList();
+        cluster.observed = new ObservedCluster(nodes, true, MaintenanceState.OPEN,
+                Map.of("web", PoolStatus.NEW.withValidationStreak(streak)));
+    }
+
+    private SpecRevision offered() {
+        return new SpecRevision("abc123", null, NOW);
+    }
+
+    @Test
+    void whileNothingIsAcceptedAPassObservesNothingAndTouchesNothing() {
+        acceptance.acting = Optional.empty();
+
+        Optional<ReconcileReport> report = pass(false).run(offered(), NOW);
+
+        assertThat(report).isEmpty();
+        assertThat(log).containsExactly("rebuild", "take abc123");
+        assertThat(executed).isEmpty();
+    }
+
+    @Test
+    void theStagesRunInOrderAcceptObservePlanGuardExecuteRecordAndReport() {
+        outdatedNodes(3, 1);
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(executed).as("a pool that validated once starts its rollout").isNotEmpty();
+        int firstGuard = log.indexOf(log.stream().filter(e -> e.startsWith("guard")).findFirst().orElseThrow());
+        assertThat(log.subList(0, firstGuard)).containsExactly("rebuild", "take abc123", "refresh acting", "observe", "refusals", "plan observed");
+        assertThat(log.get(log.size() - 1)).isEqualTo("record");
+        // Each step is guarded just before it is executed, not all at once up front.
+        for (int i = firstGuard; i < log.size() - 1; i += 2) {
+            assertThat(log.get(i)).startsWith("guard ");
+            assertThat(log.get(i + 1)).isEqualTo("execute " + log.get(i).substring("guard ".length()));
+        }
+        assertThat(report.revision()).isEqualTo("abc123");
+        assertThat(report.outcomes()).extracting(StepExecutor.Outcome::step).containsExactlyElementsOf(executed);
+        assertThat(report.plan().steps()).containsAll(executed);
+    }
+
+    @Test
+    void aValidationIsExecutedByThePassAndCountsInThePoolsStreakWithoutReachingTheExecutor() {
+        outdatedNodes(3, 0);
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(report.plan().steps()).contains(new Step.Validate("web"));
+        assertThat(executed).noneMatch(s -> s instanceof Step.Validate);
+        assertThat(apiServerAsked).isEqualTo(1);
+        assertThat(written).singleElement().satisfies(statuses -> assertThat(statuses.get("web").validationStreak()).isEqualTo(1));
+    }
+
+    @Test
+    void aValidationWhileTheApiServerIsNotReadyDoesNotCount() {
+        outdatedNodes(3, 0);
+        apiServerReady = false;
+
+        pass(false).run(offered(), NOW);
+
+        assertThat(written).singleElement().satisfies(statuses -> assertThat(statuses.get("web").validationStreak()).isZero());
+    }
+
+    @Test
+    void aGuardThatStopsThePassLeavesEveryLaterStepUndoneAndTheRecordsAreStillWritten() {
+        outdatedNodes(3, 1);
+        guard = step -> StepGuard.Verdict.stop("the lease is gone");
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(report.plan().steps()).isNotEmpty();
+        assertThat(executed).isEmpty();
+        assertThat(report.outcomes()).isEmpty();
+        assertThat(log).contains("record");
+    }
+
+    @Test
+    void aSkippedStepIsNotExecutedAndTheStepsAfterItAre() {
+        outdatedNodes(3, 1);
+        List<Step> planned = pass(false).run(offered(), NOW).orElseThrow().plan().steps().stream()
+                .filter(s -> !(s instanceof Step.Validate)).toList();
+        assertThat(planned).as("a plan with two steps or more").hasSizeGreaterThan(1);
+        Step first = planned.get(0);
+        executed.clear();
+        guard = step -> step.equals(first) ? StepGuard.Verdict.skip("not this one") : StepGuard.Verdict.ADMIT;
+
+        pass(false).run(offered(), NOW);
+
+        assertThat(executed).doesNotContain(first).containsExactlyElementsOf(planned.subList(1, planned.size()));
+    }
+
+    @Test
+    void aReplicaThatDoesNotLeadSettlesNothingExecutesNothingAndWritesNoRecord() {
+        outdatedNodes(3, 1);
+        leading = false;
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(report.plan().steps()).isNotEmpty();
+        assertThat(log).contains("refresh standing by").doesNotContain("record");
+        assertThat(executed).isEmpty();
+    }
+
+    @Test
+    void aDryRunPlansAndReportsButExecutesAndRecordsNothing() {
+        outdatedNodes(3, 1);
+
+        ReconcileReport report = pass(true).run(offered(), NOW).orElseThrow();
+
+        assertThat(report.plan().steps()).isNotEmpty();
+        assertThat(log).contains("refresh standing by").noneMatch(e -> e.startsWith("guard") || e.equals("record"));
+        assertThat(executed).isEmpty();
+    }
+
+    @Test
+    void aPoolTheProviderRefusesGetsNoStepsAndIsNamedInTheNotices() {
+        outdatedNodes(3, 1);
+        cluster.refusals = Map.of("web", "its MachineDeployment is paused");
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(report.plan().steps()).isEmpty();
+        assertThat(executed).isEmpty();
+        assertThat(report.notices()).contains("web: its MachineDeployment is paused");
+    }
+
+    @Test
+    void whatWasAcceptedIsReadFromTheRecordsOnlyAtTheFirstPassOfATerm() {
+        outdatedNodes(1, 0);
+        ReconcilePass pass = pass(false);
+
+        pass.run(offered(), NOW);
+        pass.run(offered(), NOW.plusSeconds(2));
+        pass.rebuildAcceptance();
+        pass.run(offered(), NOW.plusSeconds(4));
+
+        assertThat(log.stream().filter(Predicate.isEqual("rebuild"))).hasSize(2);
+    }
+
+    @Test
+    void aNodeWhoseInPlaceUpdateFailedIsReportedWithTheReasonTheNodeGives() {
+        outdatedNodes(2, 0);
+        List<ObservedNode> nodes = new ArrayList<>(cluster.observed.nodes());
+        nodes.set(0, nodes.get(0).toBuilder().inPlaceFailed(true).build());
+        cluster.observed = new ObservedCluster(nodes, true, MaintenanceState.OPEN, cluster.observed.poolStatus());
+        cluster.failures = Map.of("web-1", "the image could not be pulled");
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(report.updateFailures()).containsExactly(new ReconcileReport.UpdateFailure("web", "web-1", "the image could not be pulled"));
+    }
+
+    /** Acts on pool web of {@link TestClusters#oneWebPool()} unless told otherwise. */
+    private final class FakeAcceptance implements Acceptance {
+        Optional<AcceptedSpecs.Acting> acting;
+
+        FakeAcceptance() {
+            Map<String, ResolvedPool> pools = new HashMap<>();
+            DESIRED.pools().forEach(p -> pools.put(p.name(), p.spec()));
+            acting = Optional.of(new AcceptedSpecs.Acting("abc123", DESIRED.cluster(), pools));
+        }
+
+        @Override
+        public void rebuildFromRecords() {
+            log.add("rebuild");
+        }
+
+        @Override
+        public void takeOffered(SpecRevision offered) {
+            log.add("take " + offered.commit());
+        }
+
+        @Override
+        public Optional<AcceptedSpecs.Acting> acting() {
+            return acting;
+        }
+
+        @Override
+        public void observed(Map<String, PoolReport> reports) {
+            log.add("plan observed");
+        }
+
+        @Override
+        public List<String> rejected() {
+            return List.of();
+        }
+
+        @Override
+        public Map<String, PoolTarget> targets() {
+            return Map.of();
+        }
+    }
+
+    private final class FakeCluster implements ClusterView {
+        ObservedCluster observed = new ObservedCluster(List.of(), true, MaintenanceState.OPEN, Map.of());
+        Map<String, String> refusals = Map.of();
+        Map<String, String> failures = Map.of();
+
+        @Override
+        public void refresh(DesiredCluster desired, boolean acting) {
+            log.add(acting ? "refresh acting" : "refresh standing by");
+        }
+
+        @Override
+        public ObservedCluster observe(MaintenanceState maintenance, Set<String> pools) {
+            log.add("observe");
+            return observed;
+        }
+
+        @Override
+        public Map<String, String> refusals(Set<String> pools) {
+            log.add("refusals");
+            return refusals;
+        }
+
+        @Override
+        public Optional<String> inPlaceFailure(String node) {
+            return Optional.ofNullable(failures.get(node));
+        }
+
+        @Override
+        public PoolDurations recordedDurations(String pool) {
+            return PoolDurations.NONE;
+        }
+    }
+}

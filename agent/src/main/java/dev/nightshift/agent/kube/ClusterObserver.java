@@ -18,6 +18,7 @@ import java.util.function.Predicate;
 import dev.nightshift.agent.eta.PoolDurations;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.ProviderCapabilities;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.NodeCondition;
 import dev.nightshift.strategies.model.ObservedCluster;
@@ -62,6 +63,8 @@ public final class ClusterObserver implements AutoCloseable {
     /** The nodes informer's index of nodes by their pool label. */
     private static final String BY_POOL = "pool";
     private final MachineProvider provider;
+    /** What only some providers have: listings kept across passes, change notifications, refusals. */
+    private final ProviderCapabilities capabilities;
     private final Clock clock;
     private final Optional<String> nodeUpdatesNamespace;
     private final Runnable onChange;
@@ -103,6 +106,7 @@ public final class ClusterObserver implements AutoCloseable {
                            Optional<String> nodeUpdatesNamespace, WatchEvents events) {
         this.nodeUpdatesNamespace = nodeUpdatesNamespace;
         this.provider = provider;
+        this.capabilities = new ProviderCapabilities(provider);
         this.clock = clock;
         this.onChange = onChange;
         this.events = events;
@@ -127,7 +131,7 @@ public final class ClusterObserver implements AutoCloseable {
         // heartbeats are nobody's business here.
         this.registrations = client.nodes().withoutLabel(NodeMarks.POOL).withLimit(PAGE).runnableInformer(0);
         registrations.addEventHandler(new Trigger<>(WatchEvents.Kind.UNLABELLED_NODE, n -> {
-            provider.nodeRegistered(n.getMetadata().getName());
+            capabilities.nodeRegistered(n.getMetadata().getName());
             return true;
         }, (before, after) -> false));
     }
@@ -139,7 +143,7 @@ public final class ClusterObserver implements AutoCloseable {
     private boolean machineNews(Node node, boolean matters) {
         String pool = NodeMarks.labels(node).get(NodeMarks.POOL);
         if (matters && pool != null) {
-            provider.nodeChanged(pool);
+            capabilities.nodeChanged(pool);
         }
         return matters;
     }
@@ -200,7 +204,7 @@ public final class ClusterObserver implements AutoCloseable {
 
     /** Starts the watches and waits until the caches hold the cluster. */
     public void start() throws Exception {
-        provider.start(onChange);
+        capabilities.start(onChange);
         nodes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         pods.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         records.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -254,7 +258,7 @@ public final class ClusterObserver implements AutoCloseable {
 
     /** A reconcile begins: the machine provider forgets what it read for the last one. */
     public void refresh() {
-        provider.refresh();
+        capabilities.refresh();
     }
 
     /**
@@ -273,7 +277,7 @@ public final class ClusterObserver implements AutoCloseable {
     public Map<String, String> refusals(Set<String> pools) {
         Map<String, String> refused = new java.util.TreeMap<>();
         for (String pool : pools) {
-            provider.refusal(pool).ifPresent(reason -> refused.put(pool, reason));
+            capabilities.refusal(pool).ifPresent(reason -> refused.put(pool, reason));
         }
         return refused;
     }
@@ -435,6 +439,6 @@ public final class ClusterObserver implements AutoCloseable {
         records.close();
         controlPlane.close();
         registrations.close();
-        provider.close();
+        capabilities.close();
     }
 }

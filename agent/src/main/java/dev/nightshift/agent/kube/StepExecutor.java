@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.ProviderCapabilities;
 import dev.nightshift.agent.provider.NodeUpdater;
 import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.WorkerPoolSpec;
@@ -59,6 +60,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     private final Evictor evictor;
     private final ClusterObserver observer;
     private final MachineProvider machines;
+    private final ProviderCapabilities capabilities;
     private final NodeUpdater nodeUpdates;
     private final Clock clock;
     private final EventRecorder events;
@@ -75,6 +77,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         this.evictor = evictor;
         this.observer = observer;
         this.machines = machines;
+        this.capabilities = new ProviderCapabilities(machines);
         this.nodeUpdates = nodeUpdates;
         this.clock = clock;
     }
@@ -89,7 +92,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
      */
     public void settle(DesiredPool desiredPool, List<dev.nightshift.agent.provider.Machine> unmarked) {
         String pool = desiredPool.name();
-        machines.settle(pool);
+        capabilities.settle(pool);
         for (dev.nightshift.agent.provider.Machine m : unmarked) {
             String node = m.node().orElseThrow();
             Map<String, String> wanted = new HashMap<>();

@@ -22,6 +22,7 @@ import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.kube.NodePatcher;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.ProviderCapabilities;
 import dev.nightshift.agent.provider.NodeUpdater;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -63,7 +64,8 @@ public final class JobNodeUpdater implements NodeUpdater {
 
     private final KubernetesClient client;
     private final JobSettings settings;
-    private final MachineProvider machines;
+    /** Told while a node is updated (Cluster API holds its health checks off), if the provider has holds. */
+    private final ProviderCapabilities machines;
     private final EventRecorder events;
     private final Clock clock;
     private final NodePatcher patcher;
@@ -72,7 +74,7 @@ public final class JobNodeUpdater implements NodeUpdater {
     public JobNodeUpdater(KubernetesClient client, JobSettings settings, MachineProvider machines, EventRecorder events, Clock clock) {
         this.client = client;
         this.settings = settings;
-        this.machines = machines;
+        this.machines = new ProviderCapabilities(machines);
         this.events = events;
         this.clock = clock;
         this.patcher = new NodePatcher(client);

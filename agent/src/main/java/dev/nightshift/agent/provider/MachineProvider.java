@@ -14,65 +14,14 @@ import dev.nightshift.strategies.model.DesiredPool;
  *
  * <p>Every call must be safe to repeat: a restarted agent, or one that lost its lease mid-plan,
  * asks again for what it may already have asked.
+ *
+ * <p>These are the operations every backend needs. What only some backends have is a capability of its own, which a
+ * backend implements if it has it: {@link ChangeNotifications} (it says when its machines change),
+ * {@link ListingCache} (it keeps listings across passes), {@link Settling} (it has records of its own to bring up to
+ * date before a plan), {@link RemediationHolds} (its health checks must leave an updating node alone) and
+ * {@link Refusals} (it may refuse a pool). {@link ProviderCapabilities} is where the agent asks for them.
  */
-public interface MachineProvider extends AutoCloseable {
-
-    /** Starts watching the provider's objects; {@code onChange} asks for a reconcile. */
-    default void start(Runnable onChange) throws Exception {
-    }
-
-    /**
-     * A reconcile begins: what was read from the provider for the last one may be stale. A provider
-     * that is not watched (an HTTP API) lists each pool at most once per reconcile, from here on, and
-     * uses a listing again only while nothing says it changed (see {@link #nodeChanged}, {@link #nodeRegistered}).
-     */
-    default void refresh() {
-    }
-
-    /**
-     * A node of {@code pool} changed in a way that can change a plan (a condition, a label, a taint,
-     * a deletion; not a heartbeat). A provider that keeps a listing across reconciles reads the pool
-     * again at the next one: the node may be news of its machine.
-     */
-    default void nodeChanged(String pool) {
-    }
-
-    /**
-     * A node without a pool label arrived: the node of a machine registering. A provider that keeps a
-     * listing across reconciles reads again, at the next one, a pool whose listing names that node or
-     * has a running machine whose node it does not know yet.
-     */
-    default void nodeRegistered(String node) {
-    }
-
-    /**
-     * Brings the provider's own records of the pool up to date before a plan (e.g. pairs surge
-     * machines with their old partners, deletes templates nothing uses). Called only by the
-     * replica that acts, never in a dry run.
-     */
-    default void settle(String pool) {
-    }
-
-    /**
-     * {@code node} of {@code pool} is being updated in place or its kubelet restarted ({@code updating}),
-     * or no longer is: a provider whose own health checks would replace a rebooting machine holds them
-     * off meanwhile (Cluster API: {@code cluster.x-k8s.io/skip-remediation} on the Machine).
-     */
-    default void nodeUpdating(String pool, String node, boolean updating) {
-    }
-
-    /** Stops watching. */
-    @Override
-    default void close() {
-    }
-
-    /**
-     * Why the provider will not act on this pool (a missing or misconfigured backing object, named
-     * with what to change), or empty. Nothing is done to a refused pool and the reason is reported.
-     */
-    default Optional<String> refusal(String pool) {
-        return Optional.empty();
-    }
+public interface MachineProvider {
 
     /** Machines of the pool, registered as nodes or not, including those asked for and not created yet. */
     List<Machine> machines(String pool);

@@ -192,7 +192,11 @@ class ClusterObserverTest {
         seam.edit(n -> n.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
                 .withType("Ready").withStatus("True").withLastHeartbeatTime("2026-03-01T09:00:00Z").build())));
         List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
-        MachineProvider recording = new MachineProvider() {
+        class Recording implements MachineProvider, dev.nightshift.agent.provider.ListingCache {
+            @Override
+            public void refresh() {
+            }
+
             @Override
             public void nodeChanged(String pool) {
                 told.add("pool " + pool);
@@ -220,8 +224,8 @@ class ClusterObserverTest {
             @Override
             public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
             }
-        };
-        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", recording, () -> { },
+        }
+        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", new Recording(), () -> { },
                 Clock.fixed(NOW, ZoneOffset.UTC))) {
             observer.start();
             await().until(() -> told.contains("pool " + POOL));

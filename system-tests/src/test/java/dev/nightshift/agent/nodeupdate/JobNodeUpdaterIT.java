@@ -320,7 +320,7 @@ class JobNodeUpdaterIT {
     }
 
     /** Records the provider's notices that a node is being updated. */
-    private record RecordingMachines(List<String> updating) implements MachineProvider {
+    private record RecordingMachines(List<String> updating) implements MachineProvider, dev.nightshift.agent.provider.RemediationHolds {
         @Override
         public void nodeUpdating(String pool, String node, boolean on) {
             updating.add(pool + "/" + node + " " + on);

@@ -7,7 +7,13 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.nightshift.agent.provider.Machine;
+import dev.nightshift.agent.provider.ChangeNotifications;
+import dev.nightshift.agent.provider.ListingCache;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.ProviderCapabilities;
+import dev.nightshift.agent.provider.Refusals;
+import dev.nightshift.agent.provider.RemediationHolds;
+import dev.nightshift.agent.provider.Settling;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.DesiredPool;
 
@@ -18,7 +24,7 @@ import dev.nightshift.strategies.model.DesiredPool;
  * check must also see the surge machines asked for and not registered yet. (The replacement a
  * deletion brings is not listed: the deleted node is in the request log.)
  */
-final class MachineRequests implements MachineProvider {
+final class MachineRequests implements MachineProvider, ChangeNotifications, ListingCache, Settling, RemediationHolds, Refusals {
 
     /**
      * One machine asked for.
@@ -47,32 +53,42 @@ final class MachineRequests implements MachineProvider {
 
     @Override
     public void start(Runnable onChange) throws Exception {
-        cloud.get().start(onChange);
+        new ProviderCapabilities(cloud.get()).start(onChange);
     }
 
     @Override
     public void refresh() {
-        cloud.get().refresh();
+        new ProviderCapabilities(cloud.get()).refresh();
     }
 
     @Override
     public void settle(String pool) {
-        cloud.get().settle(pool);
+        new ProviderCapabilities(cloud.get()).settle(pool);
     }
 
     @Override
     public Optional<String> refusal(String pool) {
-        return cloud.get().refusal(pool);
+        return new ProviderCapabilities(cloud.get()).refusal(pool);
     }
 
     @Override
     public void nodeUpdating(String pool, String node, boolean updating) {
-        cloud.get().nodeUpdating(pool, node, updating);
+        new ProviderCapabilities(cloud.get()).nodeUpdating(pool, node, updating);
+    }
+
+    @Override
+    public void nodeChanged(String pool) {
+        new ProviderCapabilities(cloud.get()).nodeChanged(pool);
+    }
+
+    @Override
+    public void nodeRegistered(String node) {
+        new ProviderCapabilities(cloud.get()).nodeRegistered(node);
     }
 
     @Override
     public void close() {
-        cloud.get().close();
+        new ProviderCapabilities(cloud.get()).close();
     }
 
     /** When each machine that never registered was deleted, in order. */

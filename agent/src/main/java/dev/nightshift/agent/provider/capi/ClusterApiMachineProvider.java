@@ -25,6 +25,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.Refusals;
+import dev.nightshift.agent.provider.RemediationHolds;
+import dev.nightshift.agent.provider.Settling;
+import dev.nightshift.agent.provider.ChangeNotifications;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.DesiredPool;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -58,7 +62,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * </ul>
  * Nightshift never writes to a MachineDeployment it refuses ({@link #refusal}).
  */
-public final class ClusterApiMachineProvider implements MachineProvider {
+public final class ClusterApiMachineProvider implements MachineProvider, ChangeNotifications, Settling, RemediationHolds, Refusals {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterApiMachineProvider.class);
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
+import dev.nightshift.agent.provider.ListingCache;
+import dev.nightshift.agent.provider.ChangeNotifications;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.DesiredPool;
 
@@ -46,7 +48,7 @@ import dev.nightshift.strategies.model.DesiredPool;
  * and its surge partner; the agent copies them onto its node when the node registers
  * ({@link dev.nightshift.agent.kube.StepExecutor#settle}).
  */
-public final class HttpMachineProvider implements MachineProvider {
+public final class HttpMachineProvider implements MachineProvider, ChangeNotifications, ListingCache {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpMachineProvider.class);
 

@@ -161,7 +161,7 @@ class ClusterApiMachineProviderIT {
                                                                            String whatToChange) throws Exception {
         arrange.accept(capi);
         poolObjects();
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
         DesiredPool desired = ClusterApiFixtures.desired();
 
         assertThat(provider.refusal(POOL)).hasValueSatisfying(reason -> assertThat(reason).contains(whatToChange));
@@ -177,7 +177,7 @@ class ClusterApiMachineProviderIT {
     void theSameObjectsWithAnOnDeleteMachineDeploymentAreNotRefused() throws Exception {
         md("").accept(capi);
         poolObjects();
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         assertThat(provider.refusal(POOL)).isEmpty();
         // Replicas 3 and one Machine: the two Cluster API owes are reported as asked for and not up.
@@ -202,7 +202,7 @@ class ClusterApiMachineProviderIT {
         onePool();
         JsonNode userInfrastructure = capi.json(ClusterApiResources.AWS_MACHINE_TEMPLATES, MD);
         JsonNode userBootstrap = capi.json(ClusterApiResources.KUBEADM_CONFIG_TEMPLATES, MD);
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
         DesiredPool desired = ClusterApiFixtures.desired();
         String infrastructure = MD + "-" + hex10(desired.rollHash().value());
         String bootstrap = MD + "-kubelet-" + hex10(desired.kubeletHash().value());
@@ -267,7 +267,7 @@ class ClusterApiMachineProviderIT {
     @Test
     void anAwsTemplateWithoutTheImagesProviderImageIsAnErrorNamingTheFieldAndNothingIsWritten() throws Exception {
         onePool();
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         assertThatThrownBy(() -> provider.create(ClusterApiFixtures.desired("", DEFAULT_OVERRIDE), "node-a"))
                 .hasMessageContaining("Cluster.spec.machineImages[name=al2023].versions[version=1631.0.0].providerImage");
@@ -277,7 +277,7 @@ class ClusterApiMachineProviderIT {
     @Test
     void theInfrastructureTemplateOverrideIsMergedAfterTheMappedFieldsAndNullRemoves() throws Exception {
         onePool();
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
         DesiredPool desired = ClusterApiFixtures.desired(", providerImage: " + AMI, """
                       instanceType: m6i.large
                       rootVolume: {type: null}
@@ -297,7 +297,7 @@ class ClusterApiMachineProviderIT {
 
     // ---- 3. idempotent surge --------------------------------------------------------------------
 
-    private static List<String> placeholdersFor(MachineProvider provider) {
+    private static List<String> placeholdersFor(ClusterApiMachineProvider provider) {
         return provider.machines(POOL).stream().filter(m -> m.node().isEmpty() && !m.running() && m.surgeFor().isPresent())
                 .map(m -> m.surgeFor().get()).toList();
     }
@@ -305,7 +305,7 @@ class ClusterApiMachineProviderIT {
     @Test
     void askingAgainForTheSamePartnerChangesNothingAndASecondPartnerRaisesReplicasToFive() throws Exception {
         onePool();
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
         DesiredPool desired = ClusterApiFixtures.desired();
         provider.create(desired, "node-a");
         await().untilAsserted(() -> assertThat(placeholdersFor(provider)).containsExactly("node-a"));
@@ -334,13 +334,13 @@ class ClusterApiMachineProviderIT {
     void aRestartedProviderReportsTheRequestedSurgeAsPlaceholdersAndDefersTheirDeletion() throws Exception {
         onePool();
         DesiredPool desired = ClusterApiFixtures.desired();
-        MachineProvider first = provider();
+        ClusterApiMachineProvider first = provider();
         first.create(desired, "node-a");
         await().untilAsserted(() -> assertThat(placeholdersFor(first)).containsExactly("node-a"));
         first.create(desired, "node-b");
         first.close();
 
-        MachineProvider restarted = provider();
+        ClusterApiMachineProvider restarted = provider();
 
         assertThat(placeholdersFor(restarted)).containsExactlyInAnyOrder("node-a", "node-b");
         List<Machine> placeholders = restarted.machines(POOL).stream().filter(m -> m.surgeFor().isPresent()).toList();
@@ -367,7 +367,7 @@ class ClusterApiMachineProviderIT {
                     md.setAdditionalProperty("spec", withReplicas(md, 5));
                     return md;
                 });
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         provider.create(ClusterApiFixtures.desired(), "node-a");
 
@@ -386,7 +386,7 @@ class ClusterApiMachineProviderIT {
     @Test
     void aChangeOfTheMachineDeploymentBetweenReadAndWriteFailsTheCreateInsteadOfMixing() throws Exception {
         onePool();
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
         kube.changeBeforeNext("PATCH", MD_PATH, "replicas", "{\"spec\":{\"replicas\":7}}");
 
         assertThatThrownBy(() -> provider.create(ClusterApiFixtures.desired(), "node-a"))
@@ -450,7 +450,7 @@ class ClusterApiMachineProviderIT {
         kube.client().genericKubernetesResources(ClusterApiResources.MACHINES).inNamespace(NS).withName(OLD_SET + "-bbbbb").delete();
         assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-bbbbb").getMetadata().getDeletionTimestamp())
                 .as("the mock keeps an object with a finalizer, marked deleted").isNotNull();
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         assertThat(provider.machines(POOL)).extracting(Machine::name, Machine::node, Machine::removalOrder, Machine::deleting,
                 Machine::healthCheckFailed, Machine::surgeFor).containsExactlyInAnyOrder(
@@ -465,7 +465,7 @@ class ClusterApiMachineProviderIT {
     @Test
     void aPartnerInTheOldestMachineSetIsMarkedBeforeReplicasAreLoweredToTheRemainingSurge() throws Exception {
         twoMachineSets("node-a", "node-x");
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         MachineProvider.Deletion deletion = provider.delete(ClusterApiFixtures.desired(), "node-a", false);
 
@@ -498,7 +498,7 @@ class ClusterApiMachineProviderIT {
                     md.getAdditionalProperties().put("spec", withReplicas(md, 5));
                     return md;
                 });
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         MachineProvider.Deletion owedToTheCurrentSet = provider.delete(ClusterApiFixtures.desired(), "node-a", false);
 
@@ -517,7 +517,7 @@ class ClusterApiMachineProviderIT {
                     return m;
                 });
         await().until(() -> capi.get(ClusterApiResources.MACHINES, OLD_SET + "-ccccc") == null);
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         MachineProvider.Deletion notTakenOff = provider.delete(ClusterApiFixtures.desired(), "node-a", false);
 
@@ -529,7 +529,7 @@ class ClusterApiMachineProviderIT {
     @Test
     void aPartnerInANewerMachineSetIsDeferredWithoutAWrite() throws Exception {
         twoMachineSets("node-d");
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         MachineProvider.Deletion deletion = provider.delete(ClusterApiFixtures.desired(), "node-d", false);
 
@@ -542,7 +542,7 @@ class ClusterApiMachineProviderIT {
     void afterARollBackTheCurrentMachineSetIsOlderAndShrinksOnlyAfterTheOldOne() throws Exception {
         // The pool went back to the user's template: OLD_SET is current again, the younger NEW_SET is old.
         twoMachineSetsAt(MD, CURRENT_TEMPLATE, "node-a", "node-d");
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
         DesiredPool desired = ClusterApiFixtures.desired();
 
         assertThat(provider.machines(POOL)).filteredOn(m -> m.node().isPresent())
@@ -565,7 +565,7 @@ class ClusterApiMachineProviderIT {
     @Test
     void replacingWithoutSurgePointsTheMachineDeploymentFirstThenExcludesDrainingAndDeletesTheMachine() throws Exception {
         twoMachineSets("node-a");
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
         DesiredPool desired = ClusterApiFixtures.desired();
 
         MachineProvider.Deletion deletion = provider.delete(desired, "node-b", true);
@@ -604,7 +604,7 @@ class ClusterApiMachineProviderIT {
         // node-c's replacement and one surge machine: 4 machines for 3 desired, so one is surge.
         capi.machine(NEW_SET + "-eeeee", NEW_SET, null);
         capi.machine(NEW_SET + "-fffff", NEW_SET, null);
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         assertThat(provider.machines(POOL)).filteredOn(m -> m.surgeFor().isPresent())
                 .extracting(Machine::name, Machine::surgeFor).containsExactlyInAnyOrder(
@@ -639,7 +639,7 @@ class ClusterApiMachineProviderIT {
         capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
         capi.machineSet(NEW_SET, 1, CURRENT_TEMPLATE);
         capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d");
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         assertThat(machine(provider, NEW_SET + "-ddddd").surgeFor()).isEmpty();
         assertThat(placeholdersFor(provider)).containsExactly("node-a");
@@ -659,7 +659,7 @@ class ClusterApiMachineProviderIT {
         capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
         capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e", Map.of(NodeMarks.SURGE_FOR, "node-a"));
         capi.machine(NEW_SET + "-fffff", NEW_SET, "node-f");
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         provider.settle(POOL);
 
@@ -696,7 +696,7 @@ class ClusterApiMachineProviderIT {
         capi.machineSet("web-md-empty", 0, "web-md-bbbbbbbbbb");
         capi.machineSet("web-md-draining", 0, "web-md-dddddddddd");
         capi.machine("web-md-draining-zzzzz", "web-md-draining", "node-z");
-        MachineProvider provider = provider();
+        ClusterApiMachineProvider provider = provider();
 
         provider.settle(POOL);
 

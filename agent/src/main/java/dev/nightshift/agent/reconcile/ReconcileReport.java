@@ -47,32 +47,45 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
         targets = Map.copyOf(targets);
     }
 
-    /** A report without an estimate. */
-    public ReconcileReport(Instant at, String revision, WindowState window, Plan plan, List<StepExecutor.Outcome> outcomes,
-                           List<String> rejected, List<String> notices, Map<String, Integer> overdue, List<NodeUpdate> updates,
-                           List<FinishedDrain> drains, Duration took, Optional<String> error, Map<String, PoolTarget> targets,
-                           List<UpdateFailure> updateFailures) {
-        this(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error, targets, updateFailures,
-                Optional.empty());
+    /** A pass that planned and did nothing else: no outcomes, refusals, notices, updates, targets or estimate. */
+    public static ReconcileReport planned(Instant at, String revision, WindowState window, Plan plan) {
+        return new ReconcileReport(at, revision, window, plan, List.of(), List.of(), List.of(), Map.of(), List.of(), List.of(),
+                Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.empty());
     }
 
-    /** A report without update failures. */
-    public ReconcileReport(Instant at, String revision, WindowState window, Plan plan, List<StepExecutor.Outcome> outcomes,
-                           List<String> rejected, List<String> notices, Map<String, Integer> overdue, List<NodeUpdate> updates,
-                           List<FinishedDrain> drains, Duration took, Optional<String> error, Map<String, PoolTarget> targets) {
-        this(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error, targets, List.of());
+    public ReconcileReport withOutcomes(List<StepExecutor.Outcome> outcomes) {
+        return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
+                targets, updateFailures, eta);
     }
 
-    /** A report without targets. */
-    public ReconcileReport(Instant at, String revision, WindowState window, Plan plan, List<StepExecutor.Outcome> outcomes,
-                           List<String> rejected, List<String> notices, Map<String, Integer> overdue, List<NodeUpdate> updates,
-                           List<FinishedDrain> drains, Duration took, Optional<String> error) {
-        this(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error, Map.of());
+    public ReconcileReport withRejected(List<String> rejected) {
+        return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
+                targets, updateFailures, eta);
+    }
+
+    public ReconcileReport withOverdue(Map<String, Integer> overdue) {
+        return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
+                targets, updateFailures, eta);
+    }
+
+    public ReconcileReport withFinished(List<NodeUpdate> updates, List<FinishedDrain> drains) {
+        return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
+                targets, updateFailures, eta);
+    }
+
+    public ReconcileReport withTook(Duration took) {
+        return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
+                targets, updateFailures, eta);
+    }
+
+    public ReconcileReport withEstimate(RolloutEta.Estimate estimate) {
+        return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
+                targets, updateFailures, Optional.of(estimate));
     }
 
     /** A reconcile that failed before it could plan. */
     public static ReconcileReport failed(Instant at, String revision, List<String> rejected, Duration took, String error) {
         return new ReconcileReport(at, revision, null, null, List.of(), rejected, List.of(), Map.of(), List.of(), List.of(), took,
-                Optional.of(error));
+                Optional.of(error), Map.of(), List.of(), Optional.empty());
     }
 }

@@ -36,8 +36,7 @@ class StatusJsonTest {
     }
 
     private static ReconcileReport planned(String revision) {
-        return new ReconcileReport(Instant.parse("2026-11-23T20:00:00Z"), revision, OPEN, new Plan(List.of(), Optional.empty()),
-                List.of(), List.of(), List.of(), Map.of(), List.of(), List.of(), Duration.ZERO, Optional.empty());
+        return ReconcileReport.planned(Instant.parse("2026-11-23T20:00:00Z"), revision, OPEN, new Plan(List.of(), Optional.empty()));
     }
 
     @Test
@@ -71,8 +70,7 @@ class StatusJsonTest {
         Plan plan = new Plan(List.of(new PoolPlan("web", List.of(), report("web", PoolPhase.UPDATING, 1, 2))), Optional.empty());
         RolloutEta.Estimate estimate = new RolloutEta().remaining(desired, plan, Map.of("web", PoolDurations.NONE
                 .with(PoolDurations.Kind.CREATE, Duration.ofSeconds(60)).with(PoolDurations.Kind.DRAIN, Duration.ofSeconds(30))), at);
-        ReconcileReport report = new ReconcileReport(at, "abc", OPEN, plan, List.of(), List.of(), List.of(), Map.of(), List.of(),
-                List.of(), Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.of(estimate));
+        ReconcileReport report = ReconcileReport.planned(at, "abc", OPEN, plan).withEstimate(estimate);
 
         JsonNode web = status(Optional.of("abc"), Optional.of(report)).path("pools").get(0);
 
@@ -85,8 +83,8 @@ class StatusJsonTest {
         assertThat(web.path("eta").path("assumptions").toString()).contains("machine creation 1m (median of 1 observed)");
 
         Plan current = new Plan(List.of(new PoolPlan("web", List.of(), report("web", PoolPhase.CURRENT, 3, 0))), Optional.empty());
-        ReconcileReport done = new ReconcileReport(at, "abc", OPEN, current, List.of(), List.of(), List.of(), Map.of(), List.of(),
-                List.of(), Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.of(new RolloutEta().remaining(desired, current, Map.of(), at)));
+        ReconcileReport done = ReconcileReport.planned(at, "abc", OPEN, current)
+                .withEstimate(new RolloutEta().remaining(desired, current, Map.of(), at));
         assertThat(status(Optional.of("abc"), Optional.of(done)).path("pools").get(0).path("eta").isNull()).isTrue();
     }
 
@@ -95,8 +93,7 @@ class StatusJsonTest {
         DesiredCluster desired = TestClusters.oneWebPool();
         Instant at = Instant.parse("2026-11-23T20:00:00Z");
         Plan plan = new Plan(List.of(new PoolPlan("web", List.of(), report("web", PoolPhase.PAUSED, 1, 2))), Optional.empty());
-        ReconcileReport report = new ReconcileReport(at, "abc", OPEN, plan, List.of(), List.of(), List.of(), Map.of(), List.of(),
-                List.of(), Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.of(new RolloutEta().remaining(desired, plan, Map.of(), at)));
+        ReconcileReport report = ReconcileReport.planned(at, "abc", OPEN, plan).withEstimate(new RolloutEta().remaining(desired, plan, Map.of(), at));
 
         JsonNode web = status(Optional.of("abc"), Optional.of(report)).path("pools").get(0);
 

@@ -64,8 +64,8 @@ class AgentMetricsTest {
         Window next = new Window(T0.plusSeconds(86400 - 1800), T0.plusSeconds(86400 + 1800), List.of("windows[0]"));
         WindowState state = new WindowState(false, true, Optional.empty(), Optional.of(window), Optional.of(next), true);
         Plan plan = new Plan(pools.stream().map(p -> new PoolPlan(p.pool(), List.of(), p)).toList(), Optional.empty());
-        return new ReconcileReport(T0, "abc123", state, plan, outcomes, List.of(),
-                List.of(), overdue, updates, drains, Duration.ofMillis(40), Optional.empty());
+        return ReconcileReport.planned(T0, "abc123", state, plan).withOutcomes(outcomes).withOverdue(overdue).withFinished(updates, drains)
+                .withTook(Duration.ofMillis(40));
     }
 
     @Test
@@ -126,9 +126,8 @@ class AgentMetricsTest {
         metrics.reconciled(report(List.of(pool("web", PoolPhase.CURRENT, PendingAction.NONE, 2, 0, 0, true),
                 pool("gpu", PoolPhase.CURRENT, PendingAction.NONE, 1, 0, 0, true)), Map.of(), List.of(), List.of(), List.of()));
         metrics.actingOn("def456");
-        metrics.reconciled(new ReconcileReport(T0, "def456", null, new Plan(List.of(new PoolPlan("web", List.of(),
-                pool("web", PoolPhase.CURRENT, PendingAction.NONE, 2, 0, 0, true))), Optional.empty()), List.of(), List.of(), List.of(),
-                Map.of(), List.of(), List.of(), Duration.ZERO, Optional.empty()));
+        metrics.reconciled(ReconcileReport.planned(T0, "def456", null, new Plan(List.of(new PoolPlan("web", List.of(),
+                pool("web", PoolPhase.CURRENT, PendingAction.NONE, 2, 0, 0, true))), Optional.empty())));
 
         String text = scrape();
 

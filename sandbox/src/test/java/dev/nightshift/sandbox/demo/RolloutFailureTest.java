@@ -118,7 +118,7 @@ class RolloutFailureTest {
 
     private static ReconcileReport report(List<PoolReport> pools, List<NodeUpdate> updates, List<String> rejected) {
         Plan plan = new Plan(pools.stream().map(p -> new PoolPlan(p.pool(), List.of(), p)).toList(), Optional.empty());
-        return new ReconcileReport(T0, "0123abcd4567", null, plan, List.of(), rejected,
-                List.of(), Map.of(), updates, List.of(), Duration.ofMillis(5), Optional.empty());
+        return ReconcileReport.planned(T0, "0123abcd4567", null, plan).withRejected(rejected).withFinished(updates, List.of())
+                .withTook(Duration.ofMillis(5));
     }
 }

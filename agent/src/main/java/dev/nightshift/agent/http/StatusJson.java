@@ -17,6 +17,7 @@ import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.CommitCheck;
 import dev.nightshift.agent.report.PoolTargetJson;
 import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.reconcile.StepRefusal;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.spec.load.SpecError;
@@ -79,6 +80,7 @@ public final class StatusJson {
         byName.forEach(p -> pool(pools.addObject(), p, report.get().overdue().getOrDefault(p.pool(), 0),
                 Optional.ofNullable(report.get().targets().get(p.pool())),
                 report.get().updateFailures().stream().filter(f -> p.pool().equals(f.pool())).toList(),
+                report.get().refusals().stream().filter(r -> p.pool().equals(r.pool())).toList(),
                 report.get().eta()));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
@@ -143,7 +145,8 @@ public final class StatusJson {
     }
 
     private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow, Optional<PoolTarget> target,
-                             List<ReconcileReport.UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> estimate) {
+                             List<ReconcileReport.UpdateFailure> updateFailures, List<StepRefusal> refusals,
+                             Optional<RolloutEta.Estimate> estimate) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
         o.put("pendingAction", p.pendingAction().name());
@@ -170,6 +173,11 @@ public final class StatusJson {
         ArrayNode failedUpdates = o.putArray("failedUpdates");
         for (ReconcileReport.UpdateFailure f : updateFailures) {
             failedUpdates.addObject().put("node", f.node()).put("reason", f.reason());
+        }
+        // Steps the last reconcile's guards refused (not executed), with the numbers: the pool kept its promises.
+        ArrayNode refused = o.putArray("refusedSteps");
+        for (StepRefusal r : refusals) {
+            refused.addObject().put("step", r.step()).put("node", r.node()).put("reason", r.reason()).put("detail", r.detail());
         }
         ArrayNode blocked = o.putArray("blockedDrains");
         for (PoolReport.BlockedDrain b : p.blockedDrains()) {

@@ -16,6 +16,7 @@ import dev.nightshift.agent.kube.WatchEvents;
 import dev.nightshift.agent.reconcile.FinishedDrain;
 import dev.nightshift.agent.reconcile.NodeUpdate;
 import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.reconcile.StepRefusal;
 import dev.nightshift.agent.window.Window;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.strategies.plan.PendingAction;
@@ -265,6 +266,12 @@ public final class AgentMetrics implements AutoCloseable {
                     .description("Time from a node's first update step to its end (docs/operations/observability.md says where each kind starts and ends)")
                     .tags("pool", u.pool(), "kind", u.kind().label()).serviceLevelObjectives(UPDATE_BUCKETS)
                     .register(registry).record(u.took());
+        }
+        for (StepRefusal r : report.refusals()) {
+            Counter.builder("nightshift.steps.refused")
+                    .description("Steps of a plan a guard refused, not executed: by the pool's promises (unavailable, surge) or"
+                            + " while the API server is not ready (api_server_not_ready); counted at every pass that asks again")
+                    .tags("pool", r.pool(), "reason", r.reason()).register(registry).increment();
         }
         for (FinishedDrain d : report.drains()) {
             Timer.builder("nightshift.drain.duration").description("Time from a drain's start until the node was handed on")

@@ -25,7 +25,7 @@ final class ActingGuard implements StepGuard {
             return Verdict.stop("stopped leading mid-plan");
         }
         if (step instanceof Step.Repair r && !apiServer.ready()) {
-            return Verdict.skip("not repairing " + r.target() + " (" + r.condition() + "): the API server's /readyz fails");
+            return Verdict.refuse("api_server_not_ready", "not repairing " + r.target() + " (" + r.condition() + "): the API server's /readyz fails");
         }
         return Verdict.ADMIT;
     }

@@ -60,7 +60,12 @@ final class ReconcilePass implements Reconciler.Pass {
     private final Acceptance acceptance;
     private final ClusterView cluster;
     private final RolloutPlanner planner;
-    private final StepGuard guard;
+    /** The guard every pass has (the lease, the API server for repairs). */
+    private final StepGuard acting;
+    /** The other guards, made for each pass from what it observed (the pools' promises). */
+    private final StepGuard.PerPass guards;
+    /** The refusals of the last pass, so that one repeated at every pass is logged once. */
+    private Set<StepRefusal> lastRefusals = Set.of();
     private final StepRunner runner;
     private final StepNotes notes;
     private final PoolRecords records;
@@ -80,11 +85,11 @@ final class ReconcilePass implements Reconciler.Pass {
     private boolean rebuild = true;
 
     /**
-     * @param guard     checked before each step, after the guard every pass has ({@link ActingGuard})
+     * @param guards    checked before each step, after the guard every pass has ({@link ActingGuard})
      * @param apiServer whether the API server reports itself ready; asked once per pass that validates or repairs
      * @param leading   whether this replica leads now (the lease)
      */
-    ReconcilePass(Settings settings, Acceptance acceptance, ClusterView cluster, RolloutPlanner planner, StepGuard guard,
+    ReconcilePass(Settings settings, Acceptance acceptance, ClusterView cluster, RolloutPlanner planner, StepGuard.PerPass guards,
                   StepRunner runner, StepNotes notes, PoolRecords records, BooleanSupplier apiServer, Duration validationInterval,
                   BooleanSupplier leading, EtaRefresh eta, Clock clock) {
         this.settings = settings;
@@ -92,11 +97,8 @@ final class ReconcilePass implements Reconciler.Pass {
         this.cluster = cluster;
         this.planner = planner;
         this.apiServer = new ApiServerCheck(apiServer);
-        StepGuard acting = new ActingGuard(leading, this.apiServer);
-        this.guard = step -> {
-            StepGuard.Verdict verdict = acting.check(step);
-            return verdict.kind() == StepGuard.Verdict.Kind.ADMIT ? guard.check(step) : verdict;
-        };
+        this.acting = new ActingGuard(leading, this.apiServer);
+        this.guards = guards;
         this.runner = runner;
         this.notes = notes;
         this.records = records;
@@ -117,6 +119,7 @@ final class ReconcilePass implements Reconciler.Pass {
     @Override
     public void forgetTerm() {
         tracker = new NodeUpdateTracker();
+        guards.forgetTerm();
         durations.forget();
         eta.forget();
         outdatedSince.clear();
@@ -180,7 +183,8 @@ final class ReconcilePass implements Reconciler.Pass {
     }
 
     /** What the steps did: their outcomes, the steps carried out, and each pool's status after them. */
-    private record Executed(List<StepExecutor.Outcome> outcomes, List<Step> steps, Map<String, PoolStatus> statuses) {
+    private record Executed(List<StepExecutor.Outcome> outcomes, List<Step> steps, Map<String, PoolStatus> statuses,
+                            List<StepRefusal> refusals) {
     }
 
     /** Guard and execute: each step, in the plan's order, checked at that moment and then carried out. */
@@ -189,19 +193,25 @@ final class ReconcilePass implements Reconciler.Pass {
         List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
         plan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
+        List<StepRefusal> refusals = new ArrayList<>();
         if (settings.dryRun()) {
-            return new Executed(outcomes, executed, statuses);
+            return new Executed(outcomes, executed, statuses, refusals);
         }
         Map<String, DesiredPool> byName = new HashMap<>();
         desired.pools().forEach(p -> byName.put(p.name(), p));
+        StepGuard perPass = guards.forPass(desired, observed, now);
         for (Step step : plan.steps()) {
-            StepGuard.Verdict verdict = guard.check(step);
+            StepGuard.Verdict verdict = acting.check(step);
+            if (verdict.kind() == StepGuard.Verdict.Kind.ADMIT) {
+                verdict = perPass.check(step);
+            }
             if (verdict.kind() == StepGuard.Verdict.Kind.STOP) {
                 LOG.warn("{}: {} step(s) left undone", verdict.reason().orElse("stopped"), plan.steps().size() - executed.size());
                 break;
             }
-            if (verdict.kind() == StepGuard.Verdict.Kind.SKIP) {
-                LOG.warn("{}", verdict.reason().orElse("skipped " + step));
+            if (verdict.kind() == StepGuard.Verdict.Kind.REFUSE) {
+                refusals.add(new StepRefusal(step.pool(), step.getClass().getSimpleName(), step.target(), verdict.label().orElse(""),
+                        verdict.reason().orElse("")));
                 continue;
             }
             DesiredPool pool = byName.get(step.pool());
@@ -219,7 +229,15 @@ final class ReconcilePass implements Reconciler.Pass {
             });
             executed.add(step);
         }
-        return new Executed(outcomes, executed, statuses);
+        logNew(refusals);
+        return new Executed(outcomes, executed, statuses, refusals);
+    }
+
+    /** Each refusal once, with its numbers, while it repeats at every pass; a new one, or one that came back, again. */
+    private void logNew(List<StepRefusal> refusals) {
+        refusals.stream().filter(r -> !lastRefusals.contains(r))
+                .forEach(r -> LOG.warn("refused {} of {} in pool {} ({}): {}", r.step(), r.node(), r.pool(), r.reason(), r.detail()));
+        lastRefusals = Set.copyOf(refusals);
     }
 
     /** Record: each pool's status record, only by an acting leader. */
@@ -243,7 +261,7 @@ final class ReconcilePass implements Reconciler.Pass {
         Plan plan = planned.plan();
         return new ReconcileReport(now, acting.commit(), window, plan, executed.outcomes(), acceptance.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
-                Optional.empty(), acceptance.targets(), failures, eta.estimate(desired, plan, durations::of, now));
+                Optional.empty(), acceptance.targets(), failures, eta.estimate(desired, plan, durations::of, now), executed.refusals());
     }
 
     /** Whether this pass may write to the cluster: it leads and is not a dry run. */

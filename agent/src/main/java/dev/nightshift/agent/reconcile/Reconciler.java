@@ -97,7 +97,7 @@ public final class Reconciler implements AutoCloseable {
         this.leading = settings.leading();
         this.pass = new ReconcilePass(new ReconcilePass.Settings(settings.validationsRequired(), settings.dryRun(),
                 settings.apiServerVersion()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
-                step -> StepGuard.Verdict.ADMIT, executor::execute, new WhyEvents(events),
+                new DisruptionStage(), executor::execute, new WhyEvents(events),
                 new PoolRecordWriter(client, observer, settings.namespace(), accepted), apiServerReady,
                 settings.validationInterval(), this::leading, eta, clock);
         this.clock = clock;

@@ -17,6 +17,7 @@ import dev.nightshift.agent.TestClusters;
 import dev.nightshift.agent.eta.PoolDurations;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.reconcile.StepRefusal;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.PoolStatus;
@@ -56,6 +57,23 @@ class StatusJsonTest {
         ReconcileReport failed = ReconcileReport.failed(Instant.parse("2026-11-23T20:00:00Z"), "", List.of(), Duration.ZERO, "boom");
 
         assertThat(status(Optional.of("accepted"), Optional.of(failed)).path("revision").asText()).isEqualTo("accepted");
+    }
+
+    @Test
+    void eachPoolListsTheStepsTheGuardsRefusedWithTheNumbers() throws Exception {
+        Plan plan = new Plan(List.of(new PoolPlan("web", List.of(), report("web", PoolPhase.UPDATING, 1, 8)),
+                new PoolPlan("db", List.of(), report("db", PoolPhase.CURRENT, 3, 0))), Optional.empty());
+        ReconcileReport report = ReconcileReport.planned(Instant.parse("2026-11-23T20:00:00Z"), "abc", OPEN, plan)
+                .withRefusals(List.of(new StepRefusal("web", "Drain", "web-4", "unavailable",
+                        "web has 8 available nodes for a count of 9 and maxUnavailable 1: disrupting web-4 would leave 7 < 8")));
+
+        JsonNode pools = status(Optional.of("abc"), Optional.of(report)).path("pools");
+
+        assertThat(pools.get(1).path("pool").asText()).isEqualTo("web");
+        assertThat(pools.get(1).path("refusedSteps").toString()).isEqualTo("[{\"step\":\"Drain\",\"node\":\"web-4\",\"reason\":"
+                + "\"unavailable\",\"detail\":\"web has 8 available nodes for a count of 9 and maxUnavailable 1: disrupting web-4"
+                + " would leave 7 < 8\"}]");
+        assertThat(pools.get(0).path("refusedSteps").size()).isZero();
     }
 
     private static PoolReport report(String pool, PoolPhase phase, int current, int outdated) {

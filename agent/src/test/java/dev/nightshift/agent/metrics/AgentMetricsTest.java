@@ -22,6 +22,7 @@ import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.reconcile.FinishedDrain;
 import dev.nightshift.agent.reconcile.NodeUpdate;
 import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.reconcile.StepRefusal;
 import dev.nightshift.agent.window.Window;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.strategies.model.PoolStatus;
@@ -66,6 +67,21 @@ class AgentMetricsTest {
         Plan plan = new Plan(pools.stream().map(p -> new PoolPlan(p.pool(), List.of(), p)).toList(), Optional.empty());
         return ReconcileReport.planned(T0, "abc123", state, plan).withOutcomes(outcomes).withOverdue(overdue).withFinished(updates, drains)
                 .withTook(Duration.ofMillis(40));
+    }
+
+    @Test
+    void eachRefusedStepCountsByPoolAndReason() {
+        ReconcileReport refusing = report(List.of(pool("web", PoolPhase.UPDATING, PendingAction.ROLL, 1, 2, 1, true)), Map.of(),
+                List.of(), List.of(), List.of()).withRefusals(List.of(
+                new StepRefusal("web", "Drain", "web-2", "unavailable", "web has 2 available nodes"),
+                new StepRefusal("web", "Drain", "web-3", "unavailable", "web has 2 available nodes"),
+                new StepRefusal("web", "Repair", "web-4", "api_server_not_ready", "not repairing web-4")));
+
+        metrics.reconciled(refusing);
+        metrics.reconciled(refusing);
+
+        assertThat(scrape()).contains("nightshift_steps_refused_total{pool=\"web\",reason=\"unavailable\"} 4.0")
+                .contains("nightshift_steps_refused_total{pool=\"web\",reason=\"api_server_not_ready\"} 2.0");
     }
 
     @Test
@@ -201,7 +217,8 @@ class AgentMetricsTest {
         metrics.reconciled(report(List.of(pool("web", PoolPhase.UPDATING, PendingAction.ROLL, 1, 2, 1, false)), Map.of("web", 2),
                 List.of(new NodeUpdate("web", "web-1", NodeUpdate.Kind.ROLL, true, Duration.ofSeconds(42))),
                 List.of(new FinishedDrain("web", "web-1", Duration.ofSeconds(7))),
-                List.of(new StepExecutor.Outcome(new Step.Drain("web-1", "web"), "", new StepExecutor.Evictions(1, 1, 0)))));
+                List.of(new StepExecutor.Outcome(new Step.Drain("web-1", "web"), "", new StepExecutor.Evictions(1, 1, 0))))
+                .withRefusals(List.of(new StepRefusal("web", "Drain", "web-2", "unavailable", "web has 2 available nodes"))));
         Set<String> exported = new TreeSet<>();
         Matcher type = Pattern.compile("(?m)^# TYPE (nightshift_\\w+) ").matcher(scrape());
         while (type.find()) {

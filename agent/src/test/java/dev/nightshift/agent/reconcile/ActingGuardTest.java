@@ -33,7 +33,7 @@ class ActingGuardTest {
     void aRepairIsSkippedWhileTheApiServerIsNotReadyAndTheOtherStepsAreAdmitted() {
         ready = false;
 
-        assertThat(guard.check(repair)).isEqualTo(StepGuard.Verdict.skip(
+        assertThat(guard.check(repair)).isEqualTo(StepGuard.Verdict.refuse("api_server_not_ready",
                 "not repairing web-1 (KubeletNotReady): the API server's /readyz fails"));
         assertThat(guard.check(new Step.Cordon("web-2", "web"))).isEqualTo(StepGuard.Verdict.ADMIT);
     }

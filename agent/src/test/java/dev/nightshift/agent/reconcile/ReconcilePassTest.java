@@ -70,7 +70,7 @@ class ReconcilePassTest {
 
     private ReconcilePass pass(boolean dryRun) {
         return new ReconcilePass(new ReconcilePass.Settings(1, dryRun, Optional.empty()), acceptance, cluster, new RolloutPlanner(),
-                step -> guard.check(step), step -> {
+                (desired, observed, now) -> step -> guard.check(step), step -> {
                     log.add("execute " + name(step));
                     executed.add(step);
                     return Optional.of(new StepExecutor.Outcome(step, "did " + name(step)));
@@ -173,11 +173,37 @@ class ReconcilePassTest {
         assertThat(planned).as("a plan with two steps or more").hasSizeGreaterThan(1);
         Step first = planned.get(0);
         executed.clear();
-        guard = step -> step.equals(first) ? StepGuard.Verdict.skip("not this one") : StepGuard.Verdict.ADMIT;
+        guard = step -> step.equals(first) ? StepGuard.Verdict.refuse("test", "not this one") : StepGuard.Verdict.ADMIT;
 
         pass(false).run(offered(), NOW);
 
         assertThat(executed).doesNotContain(first).containsExactlyElementsOf(planned.subList(1, planned.size()));
+    }
+
+    @Test
+    void aRefusedStepIsReportedWithItsReasonAndNumbersAndNotExecuted() {
+        outdatedNodes(3, 1);
+        guard = step -> step instanceof Step.Validate || !DisruptionGuardSteps.disruptive(step) ? StepGuard.Verdict.ADMIT
+                : StepGuard.Verdict.refuse("unavailable", "web has 3 available nodes");
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        List<Step> disruptive = report.plan().steps().stream().filter(DisruptionGuardSteps::disruptive).toList();
+        assertThat(disruptive).isNotEmpty();
+        assertThat(executed).doesNotContainAnyElementsOf(disruptive);
+        assertThat(report.refusals()).extracting(StepRefusal::node).containsExactlyElementsOf(disruptive.stream().map(Step::target).toList());
+        assertThat(report.refusals()).allSatisfy(r -> {
+            assertThat(r.pool()).isEqualTo("web");
+            assertThat(r.reason()).isEqualTo("unavailable");
+            assertThat(r.detail()).isEqualTo("web has 3 available nodes");
+        });
+    }
+
+    /** Which steps take capacity away or add a machine: the disruption guard's own list. */
+    private static final class DisruptionGuardSteps {
+        static boolean disruptive(Step step) {
+            return dev.nightshift.strategies.guard.DisruptionGuard.disruptive(step);
+        }
     }
 
     @Test

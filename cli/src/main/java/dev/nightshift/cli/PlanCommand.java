@@ -105,8 +105,8 @@ public final class PlanCommand implements Callable<Integer> {
         try (KubernetesClient client = kubernetes.client();
              ClusterObserver observer = new ClusterObserver(client, Agent.NAMESPACE, NODES_ONLY, () -> { })) {
             observer.start();
-            ObservedCluster observed = observer.observe(
-                    window.maintenanceState(), true, pools);
+            // The control plane as the agent reads it: with a control-plane node NotReady, no pool starts.
+            ObservedCluster observed = observer.observe(window.maintenanceState(), observer.controlPlaneNodesReady(), pools);
             Plan plan = new RolloutPlanner().plan(desired, observed, now);
             // What is left, pool after pool in role order, with each pool's durations as its record keeps them.
             Map<String, PoolDurations> history = new HashMap<>();

@@ -111,6 +111,33 @@ class PlanCommandIT {
         }
     }
 
+    @Test
+    void withAControlPlaneNodeNotReadyPlanShowsNoDisruptionAsTheAgentWouldDoNone() throws Exception {
+        Path specs = spec();
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            node(kube, "web-1", "web", OUTDATED);
+            node(kube, "web-2", "web", OUTDATED);
+            node(kube, "web-canary-1", "web-canary", current(specs, "web-canary"));
+            node(kube, "web-canary-2", "web-canary", current(specs, "web-canary"));
+            // The pool validated once, as an agent records it: nothing else holds it back.
+            kube.client().configMaps().inNamespace(dev.nightshift.agent.run.Agent.NAMESPACE).resource(
+                    dev.nightshift.agent.kube.PoolStatusRecords.create(dev.nightshift.agent.run.Agent.NAMESPACE, "web",
+                            dev.nightshift.agent.kube.PoolStatusRecords.data(
+                                    dev.nightshift.strategies.model.PoolStatus.NEW.withValidationStreak(1)))).create();
+            Map<String, String> healthy = plan(kube, specs);
+            assertThat(healthy.get("web")).as("with the control plane Ready, web starts").contains(" UPDATING ");
+
+            kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName("control-plane-1")
+                    .addToLabels("node-role.kubernetes.io/control-plane", "").endMetadata()
+                    .withNewStatus().addNewCondition().withType("Ready").withStatus("False")
+                    .withLastTransitionTime("2026-01-01T00:00:00Z").endCondition().endStatus().build()).create();
+            Map<String, String> rows = plan(kube, specs);
+
+            assertThat(rows.get("web")).as("web's row with a control-plane node NotReady").doesNotContain(" UPDATING ")
+                    .contains("WAITING_FOR_VALIDATION");
+        }
+    }
+
     private static final StampedHash OUTDATED = new StampedHash(1, "0".repeat(32));
 
     private Path spec() throws java.io.IOException {

@@ -81,6 +81,7 @@ public final class StatusJson {
                 Optional.ofNullable(report.get().targets().get(p.pool())),
                 report.get().updateFailures().stream().filter(f -> p.pool().equals(f.pool())).toList(),
                 report.get().refusals().stream().filter(r -> p.pool().equals(r.pool())).toList(),
+                Optional.ofNullable(report.get().providerFailures().get(p.pool())),
                 report.get().eta()));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
@@ -145,7 +146,7 @@ public final class StatusJson {
     }
 
     private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow, Optional<PoolTarget> target,
-                             List<ReconcileReport.UpdateFailure> updateFailures, List<StepRefusal> refusals,
+                             List<ReconcileReport.UpdateFailure> updateFailures, List<StepRefusal> refusals, Optional<String> providerError,
                              Optional<RolloutEta.Estimate> estimate) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
@@ -174,6 +175,8 @@ public final class StatusJson {
         for (ReconcileReport.UpdateFailure f : updateFailures) {
             failedUpdates.addObject().put("node", f.node()).put("reason", f.reason());
         }
+        // The pool's own error: its machine provider failed in the last reconcile (held; the other pools went on).
+        o.put("lastError", providerError.orElse(null));
         // Steps the last reconcile's guards refused (not executed), with the numbers: the pool kept its promises.
         ArrayNode refused = o.putArray("refusedSteps");
         for (StepRefusal r : refusals) {

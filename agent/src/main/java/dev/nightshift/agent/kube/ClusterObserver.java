@@ -226,10 +226,28 @@ public final class ClusterObserver implements AutoCloseable {
     }
 
     public ObservedCluster observe(MaintenanceState maintenance, boolean controlPlaneReady, Set<String> pools) {
+        return observe(maintenance, controlPlaneReady, pools, (pool, e) -> {
+            throw e;
+        });
+    }
+
+    /**
+     * The cluster as the planner reads it; a pool whose machines cannot be listed is told to {@code failed} and observed
+     * without its machines (the caller holds it), so that one pool's provider failure does not stop the others.
+     */
+    public ObservedCluster observe(MaintenanceState maintenance, boolean controlPlaneReady, Set<String> pools,
+                                   java.util.function.BiConsumer<String, RuntimeException> failed) {
         Map<String, Machine> byNode = new HashMap<>();
         List<Machine> machines = new ArrayList<>();
-        for (String pool : pools) {
-            for (Machine m : provider.machines(pool)) {
+        for (String pool : new java.util.TreeSet<>(pools)) {
+            List<Machine> listed;
+            try {
+                listed = provider.machines(pool);
+            } catch (RuntimeException e) {
+                failed.accept(pool, e);
+                continue;
+            }
+            for (Machine m : listed) {
                 machines.add(m);
                 m.node().ifPresent(node -> byNode.put(node, m));
             }

@@ -55,7 +55,9 @@ public final class EventRecorder {
         /** A commit's specs are invalid; the last good spec stays in force. */
         InvalidSpec("Warning"),
         /** git.verify refused a commit (signature missing, bad or not allowed, or a rewind); the last good spec stays in force. */
-        UnverifiedCommit("Warning");
+        UnverifiedCommit("Warning"),
+        /** A pool's machine provider failed (a listing, a settle): the pool is held for the reconcile, the others go on. */
+        ProviderFailed("Warning");
 
         private final String type;
 

@@ -267,6 +267,9 @@ public final class AgentMetrics implements AutoCloseable {
                     .tags("pool", u.pool(), "kind", u.kind().label()).serviceLevelObjectives(UPDATE_BUCKETS)
                     .register(registry).record(u.took());
         }
+        report.providerFailures().keySet().forEach(pool -> Counter.builder("nightshift.pool.provider.failures")
+                .description("Reconciles in which a pool's machine provider failed (listing, settle): the pool was held, the others went on")
+                .tag("pool", pool).register(registry).increment());
         for (StepRefusal r : report.refusals()) {
             Counter.builder("nightshift.steps.refused")
                     .description("Steps of a plan a guard refused, not executed: by the pool's promises (unavailable, surge) or"

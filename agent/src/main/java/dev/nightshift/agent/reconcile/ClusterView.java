@@ -21,6 +21,12 @@ interface ClusterView {
     /** The pools' nodes and machines, the control plane's readiness and the calendar's state, as the planner reads them. */
     ObservedCluster observe(MaintenanceState maintenance, Set<String> pools);
 
+    /**
+     * Pools whose machine provider failed in this pass (a listing, a settle: timeouts, 5xx, errors), with the error:
+     * they are held for this pass, the other pools go on. Empty before {@link #refresh}.
+     */
+    Map<String, String> providerFailures();
+
     /** Pools whose machines the provider will not manage as they are, with the reason: nothing is done to them. */
     Map<String, String> refusals(Set<String> pools);
 

@@ -20,6 +20,8 @@ final class ObserverView implements ClusterView {
     private final ClusterObserver observer;
     private final StepExecutor executor;
     private final String namespace;
+    /** This pass's provider failures, by pool. */
+    private final Map<String, String> failures = new java.util.TreeMap<>();
 
     /** @param namespace where the pool records are kept */
     ObserverView(ClusterObserver observer, StepExecutor executor, String namespace) {
@@ -32,15 +34,32 @@ final class ObserverView implements ClusterView {
     public void refresh(DesiredCluster desired, boolean acting) {
         // What the provider answered for the last pass is stale now; each pool is listed at most once from here on.
         observer.refresh();
+        failures.clear();
         if (acting) {
-            desired.pools().stream().sorted(Comparator.comparing(DesiredPool::name))
-                    .forEach(p -> executor.settle(p, observer.unmarked(p.name())));
+            desired.pools().stream().sorted(Comparator.comparing(DesiredPool::name)).forEach(p -> {
+                try {
+                    executor.settle(p, observer.unmarked(p.name()));
+                } catch (RuntimeException e) {
+                    failed(p.name(), e);
+                }
+            });
         }
+    }
+
+    private void failed(String pool, RuntimeException e) {
+        failures.putIfAbsent(pool, e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+
+    @Override
+    public Map<String, String> providerFailures() {
+        return Map.copyOf(failures);
     }
 
     @Override
     public ObservedCluster observe(MaintenanceState maintenance, Set<String> pools) {
-        return observer.observe(maintenance, observer.controlPlaneNodesReady(), pools);
+        Set<String> listed = new java.util.HashSet<>(pools);
+        listed.removeAll(failures.keySet());
+        return observer.observe(maintenance, observer.controlPlaneNodesReady(), listed, this::failed);
     }
 
     @Override

@@ -167,19 +167,38 @@ final class ReconcilePass implements Reconciler.Pass {
         return cluster.observe(window.maintenanceState(), poolNames(desired));
     }
 
-    /** The plan and what it holds back: pools above the API server's version, pools the provider refuses. */
-    private record Planned(Plan plan, List<String> guardReasons, Map<String, String> refused) {
+    /**
+     * The plan and what it holds back: pools above the API server's version, pools the provider refuses, pools whose
+     * provider failed in this pass.
+     */
+    private record Planned(Plan plan, List<String> guardReasons, Map<String, String> refused, Map<String, String> failed) {
     }
 
-    /** Plan: the pure planner; pools the version guard or the provider holds get no steps. */
+    /**
+     * Plan: the pure planner; pools the version guard or the provider holds get no steps. A pool the provider refuses,
+     * or whose provider failed in this pass, is planned apart: it takes no turn, so the pools after it go on.
+     */
     private Planned plan(DesiredCluster desired, ObservedCluster observed, Instant now) {
-        KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(desired, observed, now), desired,
-                settings.apiServerVersion());
         // A pool whose machines the provider will not manage as they are is held: nothing is done to it.
         Map<String, String> refused = cluster.refusals(poolNames(desired));
-        Plan plan = guarded.plan().holding(refused);
+        // A pool whose provider failed in this pass is held too: its machines are unknown, so nothing is decided for it.
+        Map<String, String> failed = cluster.providerFailures();
+        Map<String, String> held = new HashMap<>(refused);
+        failed.forEach((pool, error) -> held.putIfAbsent(pool, "its machine provider failed: " + error));
+        DesiredCluster acted = held.isEmpty() ? desired : new DesiredCluster(desired.cluster(),
+                desired.pools().stream().filter(p -> !held.containsKey(p.name())).toList(), desired.validationsRequired());
+        KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(acted, observed, now), acted,
+                settings.apiServerVersion());
+        Plan plan = guarded.plan();
+        if (!held.isEmpty()) {
+            // The held pools' reports (what they would do, marked held), in the spec's order with the others'.
+            Plan all = planner.plan(desired, observed, now).holding(held);
+            plan = new Plan(all.pools().stream().map(p -> held.containsKey(p.pool()) ? p : guarded.plan().pool(p.pool()).orElseThrow())
+                    .toList(), guarded.plan().wakeAt());
+            failed.forEach((pool, error) -> LOG.warn("pool {} held for this reconcile: its machine provider failed: {}", pool, error));
+        }
         acceptance.observed(plan.reports());
-        return new Planned(plan, guarded.reasons(), refused);
+        return new Planned(plan, guarded.reasons(), refused, failed);
     }
 
     /** What the steps did: their outcomes, the steps carried out, and each pool's status after them. */
@@ -252,6 +271,7 @@ final class ReconcilePass implements Reconciler.Pass {
                                    Planned planned, Executed executed, NodeUpdateTracker.Finished finished, Instant now) {
         List<String> notices = new ArrayList<>(planned.guardReasons());
         planned.refused().forEach((pool, reason) -> notices.add(pool + ": " + reason));
+        planned.failed().forEach((pool, error) -> notices.add(pool + ": its machine provider failed: " + error));
         desired.pools().stream().filter(p -> p.spec().pool().rolloutOutsideWindow()).forEach(p -> notices.add(p.name()
                 + ": " + WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: its update may run outside"
                 + " maintenance windows (exclusions still apply)"));
@@ -261,7 +281,8 @@ final class ReconcilePass implements Reconciler.Pass {
         Plan plan = planned.plan();
         return new ReconcileReport(now, acting.commit(), window, plan, executed.outcomes(), acceptance.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
-                Optional.empty(), acceptance.targets(), failures, eta.estimate(desired, plan, durations::of, now), executed.refusals());
+                Optional.empty(), acceptance.targets(), failures, eta.estimate(desired, plan, durations::of, now), executed.refusals(),
+                planned.failed());
     }
 
     /** Whether this pass may write to the cluster: it leads and is not a dry run. */

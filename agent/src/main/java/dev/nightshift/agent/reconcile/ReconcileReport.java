@@ -26,12 +26,14 @@ import dev.nightshift.strategies.plan.Plan;
  * @param updateFailures nodes whose in-place update or kubelet restart is marked failed, with the reason when the updater gave one
  * @param eta      what is left of the rollout, estimated from now: each pool with outdated nodes, or why it is left out
  * @param refusals steps of the plan a guard refused: they were not executed
+ * @param providerFailures pools whose machine provider failed in this reconcile, with the error: held, the others went on
  */
 public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
                               List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
                               Map<String, Integer> overdue, List<NodeUpdate> updates, List<FinishedDrain> drains,
                               Duration took, Optional<String> error, Map<String, PoolTarget> targets,
-                              List<UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> eta, List<StepRefusal> refusals) {
+                              List<UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> eta, List<StepRefusal> refusals,
+                              Map<String, String> providerFailures) {
 
     /** A node whose update failed: it stays as it is until a person decides. */
     public record UpdateFailure(String pool, String node, String reason) {
@@ -47,52 +49,58 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
         drains = List.copyOf(drains);
         targets = Map.copyOf(targets);
         refusals = List.copyOf(refusals);
+        providerFailures = Map.copyOf(providerFailures);
     }
 
     /** A pass that planned and did nothing else: no outcomes, refusals, notices, updates, targets or estimate. */
     public static ReconcileReport planned(Instant at, String revision, WindowState window, Plan plan) {
         return new ReconcileReport(at, revision, window, plan, List.of(), List.of(), List.of(), Map.of(), List.of(), List.of(),
-                Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.empty(), List.of());
+                Duration.ZERO, Optional.empty(), Map.of(), List.of(), Optional.empty(), List.of(), Map.of());
     }
 
     public ReconcileReport withOutcomes(List<StepExecutor.Outcome> outcomes) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals);
+                targets, updateFailures, eta, refusals, providerFailures);
     }
 
     public ReconcileReport withRejected(List<String> rejected) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals);
+                targets, updateFailures, eta, refusals, providerFailures);
     }
 
     public ReconcileReport withOverdue(Map<String, Integer> overdue) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals);
+                targets, updateFailures, eta, refusals, providerFailures);
     }
 
     public ReconcileReport withFinished(List<NodeUpdate> updates, List<FinishedDrain> drains) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals);
+                targets, updateFailures, eta, refusals, providerFailures);
     }
 
     public ReconcileReport withTook(Duration took) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals);
+                targets, updateFailures, eta, refusals, providerFailures);
     }
 
     public ReconcileReport withRefusals(List<StepRefusal> refusals) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals);
+                targets, updateFailures, eta, refusals, providerFailures);
+    }
+
+    public ReconcileReport withProviderFailures(Map<String, String> providerFailures) {
+        return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
+                targets, updateFailures, eta, refusals, providerFailures);
     }
 
     public ReconcileReport withEstimate(RolloutEta.Estimate estimate) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, Optional.of(estimate), refusals);
+                targets, updateFailures, Optional.of(estimate), refusals, providerFailures);
     }
 
     /** A reconcile that failed before it could plan. */
     public static ReconcileReport failed(Instant at, String revision, List<String> rejected, Duration took, String error) {
         return new ReconcileReport(at, revision, null, null, List.of(), rejected, List.of(), Map.of(), List.of(), List.of(), took,
-                Optional.of(error), Map.of(), List.of(), Optional.empty(), List.of());
+                Optional.of(error), Map.of(), List.of(), Optional.empty(), List.of(), Map.of());
     }
 }

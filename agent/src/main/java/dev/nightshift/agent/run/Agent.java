@@ -323,6 +323,11 @@ public final class Agent implements AutoCloseable {
     }
 
     private void onReport(ReconcileReport report) {
+        if (reconciler.leading() && !config.dryRun()) {
+            // The same message again adds to the same Event's count.
+            report.providerFailures().forEach((pool, error) -> events.record(NAMESPACE, EventRecorder.Regarding.namespace(NAMESPACE),
+                    EventRecorder.Reason.ProviderFailed, "Pool " + pool + " is held: its machine provider failed: " + error));
+        }
         metrics.reconciled(report);
         lastReport.set(report);
         reportListener.accept(report);

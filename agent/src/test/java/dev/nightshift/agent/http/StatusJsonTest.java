@@ -76,6 +76,20 @@ class StatusJsonTest {
         assertThat(pools.get(0).path("refusedSteps").size()).isZero();
     }
 
+    @Test
+    void aPoolWhoseProviderFailedHasItsOwnLastErrorAndTheOthersNone() throws Exception {
+        Plan plan = new Plan(List.of(new PoolPlan("web", List.of(), report("web", PoolPhase.UPDATING, 1, 2)),
+                new PoolPlan("db", List.of(), report("db", PoolPhase.CURRENT, 3, 0))), Optional.empty());
+        ReconcileReport report = ReconcileReport.planned(Instant.parse("2026-11-23T20:00:00Z"), "abc", OPEN, plan)
+                .withProviderFailures(Map.of("web", "MachineApiException: the machine API answered 503"));
+
+        JsonNode status = status(Optional.of("abc"), Optional.of(report));
+
+        assertThat(status.path("pools").get(1).path("lastError").asText()).isEqualTo("MachineApiException: the machine API answered 503");
+        assertThat(status.path("pools").get(0).path("lastError").isNull()).isTrue();
+        assertThat(status.path("lastError").isNull()).as("the agent's own error: none").isTrue();
+    }
+
     private static PoolReport report(String pool, PoolPhase phase, int current, int outdated) {
         return new PoolReport(pool, phase, outdated == 0 ? PendingAction.NONE : PendingAction.ROLL, current + outdated, current, outdated,
                 0, 0, 1, 0, true, "", List.of(), List.of(), List.of(), PoolStatus.NEW);

@@ -218,7 +218,8 @@ class AgentMetricsTest {
                 List.of(new NodeUpdate("web", "web-1", NodeUpdate.Kind.ROLL, true, Duration.ofSeconds(42))),
                 List.of(new FinishedDrain("web", "web-1", Duration.ofSeconds(7))),
                 List.of(new StepExecutor.Outcome(new Step.Drain("web-1", "web"), "", new StepExecutor.Evictions(1, 1, 0))))
-                .withRefusals(List.of(new StepRefusal("web", "Drain", "web-2", "unavailable", "web has 2 available nodes"))));
+                .withRefusals(List.of(new StepRefusal("web", "Drain", "web-2", "unavailable", "web has 2 available nodes")))
+                .withProviderFailures(Map.of("db", "MachineApiException: 503")));
         Set<String> exported = new TreeSet<>();
         Matcher type = Pattern.compile("(?m)^# TYPE (nightshift_\\w+) ").matcher(scrape());
         while (type.find()) {

@@ -242,6 +242,52 @@ class ReconcilePassTest {
     }
 
     @Test
+    void aPoolWhoseProviderFailedIsHeldAndReportedWhileTheOtherPoolGoesOn() {
+        DesiredCluster two = TestClusters.load("""
+                apiVersion: nightshift.dev/v1alpha1
+                kind: Cluster
+                metadata: {name: c}
+                spec:
+                  kubernetes: {version: "1.31.4"}
+                ---
+                apiVersion: nightshift.dev/v1alpha1
+                kind: WorkerPool
+                metadata: {name: web, cluster: c}
+                spec:
+                  minimum: 1
+                  maximum: 3
+                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+                ---
+                apiVersion: nightshift.dev/v1alpha1
+                kind: WorkerPool
+                metadata: {name: db, cluster: c}
+                spec:
+                  minimum: 1
+                  maximum: 3
+                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+                """);
+        Map<String, ResolvedPool> pools = new HashMap<>();
+        two.pools().forEach(p -> pools.put(p.name(), p.spec()));
+        acceptance.acting = Optional.of(new AcceptedSpecs.Acting("abc123", two.cluster(), pools));
+        List<ObservedNode> nodes = new ArrayList<>();
+        for (DesiredPool p : two.pools()) {
+            IntStream.rangeClosed(1, 3).forEach(i -> nodes.add(ObservedNode.ready(p.name() + "-" + i, p.name(), NOW.minusSeconds(3600))
+                    .toBuilder().rollHash(OLD).kubeletHash(p.kubeletHash()).managedLabels(p.labels()).build()));
+        }
+        cluster.observed = new ObservedCluster(nodes, true, MaintenanceState.OPEN,
+                Map.of("web", PoolStatus.NEW.withValidationStreak(1), "db", PoolStatus.NEW.withValidationStreak(1)));
+        cluster.providerFailures = Map.of("db", "MachineApiException: GET https://cloud.example/v1/pools/db/machines answered 503");
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(executed).isNotEmpty().allSatisfy(s -> assertThat(s.pool()).isEqualTo("web"));
+        assertThat(report.plan().steps()).noneMatch(s -> s.pool().equals("db"));
+        assertThat(report.providerFailures()).containsOnlyKeys("db");
+        assertThat(report.notices()).contains("db: its machine provider failed: MachineApiException: GET"
+                + " https://cloud.example/v1/pools/db/machines answered 503");
+    }
+
+    @Test
     void whatWasAcceptedIsReadFromTheRecordsOnlyAtTheFirstPassOfATerm() {
         outdatedNodes(1, 0);
         ReconcilePass pass = pass(false);
@@ -312,6 +358,12 @@ class ReconcilePassTest {
         ObservedCluster observed = new ObservedCluster(List.of(), true, MaintenanceState.OPEN, Map.of());
         Map<String, String> refusals = Map.of();
         Map<String, String> failures = Map.of();
+        Map<String, String> providerFailures = Map.of();
+
+        @Override
+        public Map<String, String> providerFailures() {
+            return providerFailures;
+        }
 
         @Override
         public void refresh(DesiredCluster desired, boolean acting) {

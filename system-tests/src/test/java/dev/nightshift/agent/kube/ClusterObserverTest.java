@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
+import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.Taint;
@@ -185,6 +186,44 @@ class ClusterObserverTest {
                 .withType("Ready").withStatus("False").endCondition().endStatus().build()).create();
 
         await().until(() -> !seam.observer.controlPlaneNodesReady());
+    }
+
+    @Test
+    void aPoolWhoseMachinesCannotBeListedIsToldAndTheOtherPoolsAreObservedWithTheirMachines() throws Exception {
+        Machine unregistered = new Machine("db-new", "db", NOW, OLD, OLD, Optional.empty(), false, Optional.empty(), false, false, 0);
+        class FailingForWeb implements MachineProvider {
+            @Override
+            public List<Machine> machines(String pool) {
+                if (pool.equals(POOL)) {
+                    throw new IllegalStateException("the machine API answered 503 for " + pool);
+                }
+                return List.of(unregistered);
+            }
+
+            @Override
+            public void create(DesiredPool pool, String surgeFor) {
+            }
+
+            @Override
+            public Deletion delete(DesiredPool pool, String machine, boolean replace) {
+                return Deletion.started("");
+            }
+
+            @Override
+            public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
+            }
+        }
+        Map<String, String> failed = new java.util.TreeMap<>();
+        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", new FailingForWeb(), () -> { },
+                Clock.fixed(NOW, ZoneOffset.UTC))) {
+            observer.start();
+
+            List<ObservedNode> observed = observer.observe(dev.nightshift.strategies.model.MaintenanceState.OPEN, true,
+                    java.util.Set.of(POOL, "db"), (pool, e) -> failed.put(pool, e.getMessage())).nodes();
+
+            assertThat(failed).containsExactly(Map.entry(POOL, "the machine API answered 503 for " + POOL));
+            assertThat(observed).extracting(ObservedNode::name).contains("db-new");
+        }
     }
 
     @Test

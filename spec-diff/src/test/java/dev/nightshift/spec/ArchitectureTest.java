@@ -1,6 +1,7 @@
 package dev.nightshift.spec;
 
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -25,5 +26,15 @@ class ArchitectureTest {
     void noClusterOrGit() {
         noClasses().should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabric8..", "org.eclipse.jgit..", "dev.nightshift.agent..", "dev.nightshift.strategies..").check(MAIN);
+    }
+
+    /**
+     * The strict YAML reader is a library of its own, used by the spec's loader and by the agent's
+     * configuration: it knows no spec package, only the JDK and SnakeYAML.
+     */
+    @Test
+    void theYamlReaderDependsOnNothingButTheJdkAndSnakeYaml() {
+        classes().that().resideInAPackage("dev.nightshift.spec.yaml..").should().onlyDependOnClassesThat()
+                .resideInAnyPackage("dev.nightshift.spec.yaml..", "java..", "org.yaml.snakeyaml..").check(MAIN);
     }
 }

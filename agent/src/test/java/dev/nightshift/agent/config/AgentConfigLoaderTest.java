@@ -2,20 +2,31 @@ package dev.nightshift.agent.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import dev.nightshift.agent.git.CommitVerification;
 import dev.nightshift.agent.nodeupdate.JobSettings;
+import dev.nightshift.spec.yaml.YamlDocuments;
+import dev.nightshift.spec.yaml.YamlError;
+import dev.nightshift.spec.yaml.YamlNode;
 
 class AgentConfigLoaderTest {
 
     private final AgentConfigLoader loader = new AgentConfigLoader();
+
+    @TempDir
+    Path tmp;
 
     @Test
     void aFullConfigurationIsRead() {
@@ -120,7 +131,7 @@ class AgentConfigLoaderTest {
                 .containsExactly("agent.yaml:3:27: provider.clusterApi.namespace: must be a Kubernetes namespace name"
                         + " (lower-case letters, digits and '-', at most 63), got \"Prod_1\"");
         assertThat(loader.parse("agent.yaml", "provider:\n  type: cluster-api\n  clusterApi: {kubeconfigFile: [a, b]}\n")
-                .errors()).containsExactly("agent.yaml:3:32: provider.clusterApi.kubeconfigFile: must be a single value");
+                .errors()).containsExactly("agent.yaml:3:32: provider.clusterApi.kubeconfigFile: must be a string, got a list");
         assertThat(loader.parse("agent.yaml", "provider:\n  type: simulated\n  clusterApi: {namespace: default}\n").errors())
                 .containsExactly("agent.yaml:3:15: provider.clusterApi: is for provider type cluster-api, not simulated");
     }
@@ -255,7 +266,7 @@ class AgentConfigLoaderTest {
                 """).errors()).containsExactly(
                 "agent.yaml:4:16: nodeUpdates.job.namespace: must be a Kubernetes namespace name (lower-case letters, digits and '-',"
                         + " at most 63), got \"Node_Updates\"",
-                "agent.yaml:6:14: nodeUpdates.job.command: must be a list, such as [\"/bin/update-node\"]",
+                "agent.yaml:6:14: nodeUpdates.job.command: must be a list, such as [\"/bin/update-node\"], got \"/bin/update-node\"",
                 "agent.yaml:7:21: nodeUpdates.job.activeDeadline: must be a duration such as 30s, 5m or 1h, got \"soon\"",
                 "agent.yaml:8:5: nodeUpdates.job.user: unknown field");
         assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: none, job: {image: u:1}}\n").errors())
@@ -269,7 +280,7 @@ class AgentConfigLoaderTest {
         assertThat(loader.parse("agent.yaml", "nodeUpdates: {type: ssh}\n").errors())
                 .containsExactly("agent.yaml:1:21: nodeUpdates.type: unknown node updates \"ssh\"; one of provider, job, none");
         assertThat(loader.parse("agent.yaml", "nodeUpdates: none\n").errors())
-                .containsExactly("agent.yaml:1:14: nodeUpdates: must be a mapping");
+                .containsExactly("agent.yaml:1:14: nodeUpdates: must be a mapping, got \"none\"");
     }
 
     @Test
@@ -496,5 +507,317 @@ class AgentConfigLoaderTest {
                         + " (gpg --armor --export KEY)",
                 "agent.yaml:4:19: git.verify.fingerprints: must be OpenPGP fingerprints (40 or 64 hex digits, as gpg"
                         + " --fingerprint prints them), got \"0123456789\"");
+    }
+
+    // ---- the spec's strict reader ---------------------------------------------------------------
+
+    @Test
+    void aDuplicateKeyIsRefusedAtTheSecondKeyNamingTheLineOfTheFirst() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                cluster: prod-eu1
+                git:
+                  url: https://git.example.com/c.git
+                  ref: main
+                  ref: release
+                cluster: prod-us1
+                """);
+
+        assertThat(r.config()).isEmpty();
+        assertThat(r.errors()).containsExactly(
+                "agent.yaml:5:3: git.ref: duplicate key (first set at line 4)",
+                "agent.yaml:6:1: cluster: duplicate key (first set at line 1)");
+    }
+
+    @Test
+    void anUnknownKeyDeepInsideASectionIsRefusedAtItsLineAndColumnWithItsPath() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                provider:
+                  type: cluster-api
+                  clusterApi:
+                    infrastructure:
+                      GCPMachineTemplate:
+                        machineType: /spec/template/spec/instanceType
+                        imageRequierd: true
+                """);
+
+        assertThat(r.errors()).containsExactly(
+                "agent.yaml:7:9: provider.clusterApi.infrastructure.GCPMachineTemplate.imageRequierd: unknown field");
+    }
+
+    @Test
+    void yaml11BooleansAndNumbersWhereAStringIsExpectedAreReadAsWrittenAsTheSpecReadsThem() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/c.git
+                  ref: no
+                  path: 010
+                cluster: yes
+                leaderElection: {leaseName: on}
+                provider:
+                  type: cluster-api
+                  clusterApi: {kubeconfigFile: 1.30}
+                nodeUpdates:
+                  type: job
+                  job: {image: "updater:1.30", command: [1.30, off]}
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        AgentConfig c = r.config().orElseThrow();
+        assertThat(c.git().ref()).as("the branch no, not false").isEqualTo("no");
+        assertThat(c.git().path()).as("the directory 010, not the octal 8").isEqualTo("010");
+        assertThat(c.cluster()).contains("yes");
+        assertThat(c.leaderElection().leaseName()).isEqualTo("on");
+        assertThat(c.provider().orElseThrow().clusterApi().kubeconfigFile()).contains(Path.of("1.30"));
+        assertThat(c.nodeUpdates().job().orElseThrow().command()).as("1.30 keeps its 0").containsExactly("1.30", "off");
+    }
+
+    @Test
+    void yaml11BooleansWhereTrueOrFalseIsExpectedAreRefusedAsTheSpecRefusesThem() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                dryRun: on
+                leaderElection: {enabled: Yes}
+                """);
+
+        assertThat(r.errors()).containsExactly(
+                "agent.yaml:1:9: dryRun: must be true or false, got \"on\"",
+                "agent.yaml:2:27: leaderElection.enabled: must be true or false, got \"Yes\"");
+    }
+
+    @Test
+    void anOctalLookingNumberIsRefusedRatherThanReadAsDecimalOrOctal() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                http: {port: 09400}
+                validation: {consecutive: 010}
+                """);
+
+        assertThat(r.errors()).containsExactly(
+                "agent.yaml:1:14: http.port: must be a port from 0 to 65535, got \"09400\" (a leading 0 means octal in YAML 1.1:"
+                        + " write the number without it)",
+                "agent.yaml:2:27: validation.consecutive: must be a whole number from 1, got \"010\" (a leading 0 means octal"
+                        + " in YAML 1.1: write the number without it)");
+    }
+
+    @Test
+    void quotedNumbersAndBooleansAreStillReadByTheirTextAsTheyAlwaysWere() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                http: {port: "9500"}
+                dryRun: "true"
+                validation: {consecutive: '2'}
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().http().port()).isEqualTo(9500);
+        assertThat(r.config().orElseThrow().dryRun()).isTrue();
+        assertThat(r.config().orElseThrow().validation().consecutive()).isEqualTo(2);
+    }
+
+    @Test
+    void aValueOfTheWrongTypeIsRefusedNamingTheTypeExpectedAndTheValueFound() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: [https://git.example.com/c.git]
+                  auth: nightshift
+                http: {port: {number: 9400}}
+                dryRun: [true]
+                """);
+
+        assertThat(r.errors()).containsExactly(
+                "agent.yaml:2:8: git.url: must be a string, got a list",
+                "agent.yaml:3:9: git.auth: must be a mapping, got \"nightshift\"",
+                "agent.yaml:4:14: http.port: must be a port from 0 to 65535, got a mapping",
+                "agent.yaml:5:9: dryRun: must be true or false, got a list");
+    }
+
+    @Test
+    void aKeyWrittenWithNothingIsAsIfItWereNotWrittenAsInTheSpec() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/c.git
+                  ref:
+                cacheDir: ~
+                provider:
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        AgentConfig c = r.config().orElseThrow();
+        assertThat(c.git().ref()).isEqualTo(AgentConfig.DEFAULTS.git().ref());
+        assertThat(c.cacheDir()).isEqualTo(AgentConfig.DEFAULTS.cacheDir());
+        assertThat(c.provider()).isEmpty();
+    }
+
+    @Test
+    void anEmptyGitVerifyIsRefusedRatherThanReadAsNoVerification() {
+        assertThat(loader.parse("agent.yaml", "git:\n  url: https://git.example.com/c.git\n  verify:\n").errors())
+                .containsExactly("agent.yaml:2:3: git.verify.mode: is required: ssh (with allowedSignersFile) or gpg (with"
+                        + " publicKeysFile and fingerprints)");
+    }
+
+    @Test
+    void anAliasBombIsRefusedNotExpanded() {
+        StringBuilder laughs = new StringBuilder("cluster: prod\nanchors:\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for (int level = 1; level <= 9; level++) {
+            laughs.append("  l").append(level).append(": &l").append(level).append(" [");
+            for (int i = 0; i < 9; i++) {
+                laughs.append(i == 0 ? "" : ", ").append("*l").append(level - 1);
+            }
+            laughs.append("]\n");
+        }
+
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", laughs.toString());
+
+        assertThat(r.config()).isEmpty();
+        assertThat(r.errors()).singleElement().asString()
+                .startsWith("agent.yaml:1:1: invalid YAML:").contains("aliases").contains("max=" + YamlDocuments.MAX_ALIASES);
+    }
+
+    @Test
+    void anAliasChainWithinTheAliasLimitIsRefusedWhereItExpandsBeyondTheLimitOfValues() {
+        // 19 levels of 2 aliases each: 38 aliases, 2^20 values once expanded, from a file of under 1 KB.
+        StringBuilder chain = new StringBuilder("cluster: prod\nanchors:\n  l0: &l0 [lol, lol]\n");
+        for (int level = 1; level <= 19; level++) {
+            chain.append("  l").append(level).append(": &l").append(level)
+                    .append(" [*l").append(level - 1).append(", *l").append(level - 1).append("]\n");
+        }
+
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", chain.toString());
+
+        assertThat(r.config()).isEmpty();
+        assertThat(r.errors()).singleElement().asString().matches("agent\\.yaml:\\d+:\\d+: anchors\\.l1[0-9].*: .*")
+                .contains("the document expands to more than " + YamlDocuments.MAX_EXPANDED_VALUES + " values");
+    }
+
+    @Test
+    void aTabIndentationIsRefusedAtItsLineAndColumn() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", "git:\n\turl: https://git.example.com/c.git\n");
+
+        assertThat(r.errors()).singleElement().asString()
+                .startsWith("agent.yaml:2:1: invalid YAML: while scanning for the next token: found character '\\t(TAB)'")
+                .contains("Do not use \\t(TAB) for indentation");
+    }
+
+    @Test
+    void aKeyIndentedLessThanItsSiblingsIsRefusedAtItsLineAndColumn() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: https://git.example.com/c.git
+                 ref: main
+                """);
+
+        assertThat(r.errors()).singleElement().asString()
+                .startsWith("agent.yaml:3:2: invalid YAML: while parsing a block mapping: expected <block end>");
+    }
+
+    @Test
+    void aLocalTagIsRefusedEvenOnAValueThatWouldBeAString() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", "cluster: prod\ncacheDir: !local /tmp\n");
+
+        assertThat(r.errors()).containsExactly(
+                "agent.yaml:2:11: cacheDir: the YAML tag !local is not allowed: only plain mappings, lists and scalars are read");
+    }
+
+    @Test
+    void aGlobalTagIsRefusedAtItsPlace() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", "cluster: !!python/object/apply:os.system [\"id\"]\n");
+
+        assertThat(r.errors()).containsExactly(
+                "agent.yaml:1:10: invalid YAML: Global tag is not allowed: tag:yaml.org,2002:python/object/apply:os.system");
+    }
+
+    @Test
+    void aMergeKeyIsRefused() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                webhook: &hook {secretEnv: HOOK}
+                git: {<<: *hook, url: https://git.example.com/c.git}
+                """);
+
+        assertThat(r.errors()).containsExactly("agent.yaml:2:7: git: merge keys (<<) are not supported: write the fields out");
+    }
+
+    @Test
+    void aSecondDocumentIsRefusedAtItsStart() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", "cluster: prod\n---\ncluster: staging\n");
+
+        assertThat(r.errors()).singleElement().asString().startsWith("agent.yaml:3:1: a second YAML document");
+        assertThat(loader.parse("agent.yaml", "---\ncluster: prod\n---\n").config().orElseThrow().cluster())
+                .as("an empty document after the one is nothing").contains("prod");
+    }
+
+    @Test
+    void aFileThatIsNotUtf8OrLargerThanTheSpecLimitIsRefusedAsASpecFileIs() throws IOException {
+        Path latin1 = Files.write(tmp.resolve("latin1.yaml"), "cluster: caf\u00e9\n".getBytes(StandardCharsets.ISO_8859_1));
+        Path big = Files.write(tmp.resolve("big.yaml"), "#".repeat(3 * 1024 * 1024 + 1).getBytes(StandardCharsets.UTF_8));
+
+        assertThat(loader.load(latin1).errors()).containsExactly("latin1.yaml:1:1: is not valid UTF-8");
+        assertThat(loader.load(big).errors()).containsExactly("big.yaml:1:1: file is larger than 3145728 bytes");
+    }
+
+    // ---- the configurations the repository ships ------------------------------------------------
+
+    @Test
+    void theConfigurationOfTheManifestsConfigMapIsReadAsItsCommentsSay() throws IOException {
+        String configMap = Files.readString(repository().resolve("manifests/30-configmap.yaml"));
+        List<YamlError> errors = new ArrayList<>();
+        YamlNode.MapNode document = (YamlNode.MapNode) YamlDocuments.single("30-configmap.yaml", configMap, errors).orElseThrow();
+        YamlNode.MapNode data = (YamlNode.MapNode) document.entries().get("data").value();
+        String embedded = ((YamlNode.Scalar) data.entries().get("config.yaml").value()).text();
+
+        AgentConfigLoader.Result r = loader.parse("config.yaml", embedded);
+
+        assertThat(errors).isEmpty();
+        assertThat(r.errors()).isEmpty();
+        AgentConfig c = r.config().orElseThrow();
+        assertThat(c.cluster()).contains("prod-eu1");
+        assertThat(c.git().url()).contains(URI.create("https://git.example.com/platform/worker-pools.git"));
+        assertThat(c.git().ref()).isEqualTo("main");
+        assertThat(c.git().path()).isEqualTo("clusters/prod-eu1");
+        assertThat(c.git().pollInterval()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.git().auth()).isEqualTo(new AgentConfig.Auth(Optional.of("nightshift"),
+                Optional.of(Path.of("/etc/nightshift/secrets/token")), Optional.empty(), Optional.empty(), Optional.empty()));
+        assertThat(c.webhook().secretFile()).contains(Path.of("/etc/nightshift/secrets/webhook-secret"));
+        assertThat(c.http().port()).isEqualTo(9400);
+        assertThat(c.cacheDir()).isEqualTo(Path.of("/var/cache/nightshift"));
+        assertThat(c.leaderElection().enabled()).isTrue();
+        assertThat(c.leaderElection().leaseDuration()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(c.dryRun()).isFalse();
+        assertThat(c.provider()).contains(new AgentConfig.Provider("simulated"));
+    }
+
+    @Test
+    void theConfigurationShownInTheRunCommandsDocsIsRead() throws IOException {
+        String doc = Files.readString(repository().resolve("docs/commands/run.md"));
+        int section = doc.indexOf("## Configuration");
+        int start = doc.indexOf("```yaml\n", section) + "```yaml\n".length();
+        String example = doc.substring(start, doc.indexOf("```", start));
+
+        AgentConfigLoader.Result r = loader.parse("run.md", example);
+
+        assertThat(r.errors()).isEmpty();
+        AgentConfig c = r.config().orElseThrow();
+        assertThat(c.git().path()).isEqualTo("clusters/prod");
+        assertThat(c.git().timeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.webhook().secretFile()).contains(Path.of("/var/run/secrets/webhook/secret"));
+        assertThat(c.leaderElection().leaseName()).isEqualTo("nightshift-leader");
+        assertThat(c.validation()).isEqualTo(new AgentConfig.Validation(1, Duration.ofSeconds(10)));
+        assertThat(c.nodeUpdates()).isEqualTo(AgentConfig.NodeUpdates.of("provider"));
+    }
+
+    @Test
+    void theClusterApiExampleConfigurationIsRead() {
+        AgentConfigLoader.Result r = loader.load(repository().resolve("examples/cluster-api/agent.yaml"));
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().provider()).contains(new AgentConfig.Provider("cluster-api",
+                new AgentConfig.Provider.ClusterApi("default", Optional.empty())));
+        assertThat(r.config().orElseThrow().nodeUpdates()).isEqualTo(AgentConfig.NodeUpdates.of("none"));
+    }
+
+    /** The repository's root: the tests run in the agent module's directory. */
+    private static Path repository() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (!Files.isRegularFile(dir.resolve("manifests/30-configmap.yaml"))) {
+            dir = dir.getParent();
+            assertThat(dir).as("the repository's root above the working directory").isNotNull();
+        }
+        return dir;
     }
 }

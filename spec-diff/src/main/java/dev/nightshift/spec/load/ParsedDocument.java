@@ -2,6 +2,7 @@ package dev.nightshift.spec.load;
 
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.WorkerPoolSpec;
+import dev.nightshift.spec.yaml.SourceMap;
 
 /** One document that parsed without error, with where its fields were written. */
 public sealed interface ParsedDocument {

@@ -1,5 +1,8 @@
 package dev.nightshift.spec.load;
 
+import dev.nightshift.spec.yaml.Location;
+import dev.nightshift.spec.yaml.YamlError;
+
 /**
  * One problem with the input, where it is and what is wrong.
  *
@@ -12,6 +15,11 @@ public record SpecError(String file, int line, int column, String path, String m
 
     public static SpecError at(Location where, String path, String message) {
         return new SpecError(where.file(), where.line(), where.column(), path, message);
+    }
+
+    /** A problem the YAML reader found (syntax, limits, a field's type, an unknown field), as a spec error. */
+    public static SpecError of(YamlError e) {
+        return new SpecError(e.file(), e.line(), e.column(), e.path(), e.message());
     }
 
     @Override

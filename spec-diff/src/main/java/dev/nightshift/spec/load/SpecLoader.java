@@ -1,10 +1,6 @@
 package dev.nightshift.spec.load;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +12,10 @@ import java.util.stream.Stream;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.spec.model.WorkerPoolSpec;
+import dev.nightshift.spec.yaml.YamlDocuments;
+import dev.nightshift.spec.yaml.YamlError;
+import dev.nightshift.spec.yaml.YamlNode;
+import dev.nightshift.spec.yaml.YamlText;
 
 /**
  * Loads a spec directory (every {@code *.yaml}/{@code *.yml} below it, multi-document) or a single
@@ -25,7 +25,7 @@ import dev.nightshift.spec.model.WorkerPoolSpec;
 public final class SpecLoader {
 
     /** The largest spec file read; larger ones are refused unread. */
-    public static final long MAX_FILE_BYTES = YamlDocuments.MAX_CODE_POINTS;
+    public static final long MAX_FILE_BYTES = YamlText.MAX_BYTES;
 
     /** Loads from the file system. */
     public LoadResult load(Path fileOrDirectory) {
@@ -61,26 +61,22 @@ public final class SpecLoader {
      * rules apply whether the specs come from a directory or a commit.
      */
     public LoadResult load(Map<String, byte[]> files) {
-        List<SpecError> errors = new ArrayList<>();
+        List<YamlError> readErrors = new ArrayList<>();
         List<ParsedDocument> documents = new ArrayList<>();
-        SpecReader reader = new SpecReader(errors);
+        SpecReader reader = new SpecReader(readErrors);
         new java.util.TreeMap<>(files).forEach((name, bytes) -> {
             if (!isYaml(Path.of(name))) {
                 return;
             }
-            if (bytes.length > MAX_FILE_BYTES) {
-                errors.add(new SpecError(name, 1, 1, "", "file is larger than " + MAX_FILE_BYTES + " bytes"));
-                return;
-            }
-            Optional<String> text = decode(bytes);
+            Optional<String> text = YamlText.decode(name, bytes, readErrors);
             if (text.isEmpty()) {
-                errors.add(new SpecError(name, 1, 1, "", "is not valid UTF-8"));
                 return;
             }
-            for (YamlNode document : YamlDocuments.compose(name, text.get(), errors)) {
+            for (YamlNode document : YamlDocuments.compose(name, text.get(), readErrors)) {
                 reader.read(document).ifPresent(documents::add);
             }
         });
+        List<SpecError> errors = new ArrayList<>(readErrors.stream().map(SpecError::of).toList());
         errors.addAll(new SpecValidator().validate(documents, reader.invalidClusters()));
         List<ClusterSpec> clusters = new ArrayList<>();
         List<WorkerPoolSpec> pools = new ArrayList<>();
@@ -101,24 +97,13 @@ public final class SpecLoader {
 
     private static Optional<byte[]> read(Path p, String name, List<SpecError> errors) {
         try {
-            if (Files.size(p) > MAX_FILE_BYTES) {
-                errors.add(new SpecError(name, 1, 1, "", "file is larger than " + MAX_FILE_BYTES + " bytes"));
+            if (YamlText.isTooLarge(Files.size(p))) {
+                errors.add(SpecError.of(YamlText.tooLarge(name)));
                 return Optional.empty();
             }
             return Optional.of(Files.readAllBytes(p));
         } catch (IOException e) {
             errors.add(new SpecError(name, 1, 1, "", "cannot read: " + e.getMessage()));
-            return Optional.empty();
-        }
-    }
-
-    private static Optional<String> decode(byte[] bytes) {
-        try {
-            return Optional.of(StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes)).toString());
-        } catch (CharacterCodingException e) {
             return Optional.empty();
         }
     }

@@ -38,6 +38,11 @@ import dev.nightshift.spec.model.TaintEffect;
 import dev.nightshift.spec.model.UpdateStrategy;
 import dev.nightshift.spec.model.Volume;
 import dev.nightshift.spec.model.WorkerPoolSpec;
+import dev.nightshift.spec.yaml.Fields;
+import dev.nightshift.spec.yaml.QuotedScalars;
+import dev.nightshift.spec.yaml.SourceMap;
+import dev.nightshift.spec.yaml.YamlError;
+import dev.nightshift.spec.yaml.YamlNode;
 
 /** Turns one YAML document into a {@code Cluster} or {@code WorkerPool} spec, field by field. */
 final class SpecReader {
@@ -47,10 +52,10 @@ final class SpecReader {
     private static final Pattern DAILY_TIME = Pattern.compile("([01][0-9]|2[0-3])([0-5][0-9])([0-5][0-9])([+-])([01][0-9])([0-5][0-9])");
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
-    private final List<SpecError> errors;
+    private final List<YamlError> errors;
     private final java.util.Set<String> invalidClusters = new java.util.HashSet<>();
 
-    SpecReader(List<SpecError> errors) {
+    SpecReader(List<YamlError> errors) {
         this.errors = errors;
     }
 
@@ -62,12 +67,13 @@ final class SpecReader {
     /** The document, or empty when it had errors (all of them added to the error list). */
     Optional<ParsedDocument> read(YamlNode document) {
         if (!(document instanceof YamlNode.MapNode root)) {
-            errors.add(SpecError.at(document.where(), "", "a spec document must be a mapping with apiVersion, kind, metadata and spec"));
+            errors.add(YamlError.at(document.where(), "", "a spec document must be a mapping with apiVersion, kind, metadata and spec"));
             return Optional.empty();
         }
         int before = errors.size();
         SourceMap sources = new SourceMap(root.where());
-        Fields top = new Fields(root, "", errors, sources);
+        // A quoted "2" where a number goes is a string, as Kubernetes would read it.
+        Fields top = Fields.of(root, errors, sources, QuotedScalars.STAY_STRINGS);
         String apiVersion = top.requiredString("apiVersion");
         if (!apiVersion.isEmpty() && !apiVersion.equals(API_VERSION)) {
             top.error("apiVersion", top.take("apiVersion").orElseThrow(), "must be " + API_VERSION + ", got \"" + apiVersion + "\"");

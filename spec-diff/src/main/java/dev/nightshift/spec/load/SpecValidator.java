@@ -14,6 +14,7 @@ import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.ResolvedPool;
 import dev.nightshift.spec.model.UpdateStrategy;
 import dev.nightshift.spec.model.WorkerPoolSpec;
+import dev.nightshift.spec.yaml.SourceMap;
 
 /**
  * The rules that span fields or documents, checked on the resolved values (a pool's limits after

@@ -1,18 +1,19 @@
-package dev.nightshift.spec.load;
+package dev.nightshift.spec.yaml;
 
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Where each field of one document was written, so that checks made after parsing (validation,
- * cross-document rules) can still point at file, line and column.
+ * cross-document rules) can still point at file, line and column. {@link Fields} fills it in as it
+ * reads.
  */
 public final class SourceMap {
 
     private final Location document;
     private final Map<String, Location> fields = new HashMap<>();
 
-    SourceMap(Location document) {
+    public SourceMap(Location document) {
         this.document = document;
     }
 

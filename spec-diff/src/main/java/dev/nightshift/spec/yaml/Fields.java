@@ -1,4 +1,4 @@
-package dev.nightshift.spec.load;
+package dev.nightshift.spec.yaml;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -9,53 +9,101 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
-import dev.nightshift.spec.load.YamlNode.ListNode;
-import dev.nightshift.spec.load.YamlNode.MapNode;
-import dev.nightshift.spec.load.YamlNode.Scalar;
-import dev.nightshift.spec.load.YamlNode.ScalarKind;
+import dev.nightshift.spec.yaml.YamlNode.ListNode;
+import dev.nightshift.spec.yaml.YamlNode.MapNode;
+import dev.nightshift.spec.yaml.YamlNode.Scalar;
+import dev.nightshift.spec.yaml.YamlNode.ScalarKind;
 
 /**
  * Reads the fields of one YAML mapping into typed values. A wrong or missing value becomes a
- * {@link SpecError} and a placeholder, so that one pass reports every problem of a document;
+ * {@link YamlError} and a placeholder, so that one pass reports every problem of a document;
  * the caller discards a document that produced errors. {@link #finish()} reports unknown fields.
+ *
+ * <p>A value written with nothing ({@code key:}, {@code ~}, {@code null}) is as if the key were not
+ * written. A string field takes any scalar's text as written, so YAML 1.1's resolution never
+ * changes it ({@code ref: no} is "no", {@code 1.30} keeps its 0); typed fields refuse what YAML 1.1
+ * would misread instead of guessing.
  */
-final class Fields {
+public final class Fields {
+
+    /** What a 32-bit int can hold, written in plain decimal: no sign but -, no leading 0 (octal in YAML 1.1), no _, 0x or 1:30. */
+    private static final Pattern DECIMAL = Pattern.compile("-?(0|[1-9][0-9]{0,8})");
+    private static final Pattern LEADING_ZERO = Pattern.compile("[-+]?0[0-9_]+");
 
     private final MapNode node;
     private final String path;
-    private final List<SpecError> errors;
+    private final List<YamlError> errors;
     private final SourceMap sources;
+    private final QuotedScalars quoted;
     private final Set<String> taken = new HashSet<>();
     /** Stands in for a required mapping that is missing: that one error is enough, its fields stay quiet. */
     private final boolean placeholder;
 
-    Fields(MapNode node, String path, List<SpecError> errors, SourceMap sources) {
-        this(node, path, errors, sources, false);
-    }
-
-    private Fields(MapNode node, String path, List<SpecError> errors, SourceMap sources, boolean placeholder) {
+    private Fields(MapNode node, String path, List<YamlError> errors, SourceMap sources, boolean placeholder,
+                   QuotedScalars quoted) {
         this.placeholder = placeholder;
         this.node = node;
         this.path = path;
         this.errors = errors;
         this.sources = sources;
+        this.quoted = quoted;
         sources.put(path, node.where());
     }
 
-    String path(String key) {
+    /** The fields of a document's top mapping; their places go to {@code sources}, their problems to {@code errors}. */
+    public static Fields of(MapNode document, List<YamlError> errors, SourceMap sources, QuotedScalars quoted) {
+        return new Fields(document, "", errors, sources, false, quoted);
+    }
+
+    /** The fields of a document's top mapping, for a reader that needs no places after reading. */
+    public static Fields of(MapNode document, List<YamlError> errors, QuotedScalars quoted) {
+        return of(document, errors, new SourceMap(document.where()), quoted);
+    }
+
+    private Fields child(MapNode m, String childPath) {
+        return new Fields(m, childPath, errors, sources, false, quoted);
+    }
+
+    /** This mapping's path joined with {@code key}, e.g. {@code spec.machine}. */
+    public String path(String key) {
         return path.isEmpty() ? key : path + "." + key;
     }
 
-    Location where() {
+    /** Where this mapping starts. */
+    public Location where() {
         return node.where();
     }
 
-    void error(String key, YamlNode at, String message) {
-        errors.add(SpecError.at(at.where(), path(key), message));
+    /** The keys written, in document order. */
+    public List<String> keys() {
+        return List.copyOf(node.entries().keySet());
     }
 
-    Optional<YamlNode> take(String key) {
+    /** Whether {@code key} is written, even with nothing after it; unlike {@link #take}, it does not make the key known. */
+    public boolean written(String key) {
+        return node.entries().containsKey(key);
+    }
+
+    /** A problem with the field {@code key}, placed at {@code at} (its value, or a field it depends on). */
+    public void error(String key, YamlNode at, String message) {
+        error(key, at.where(), message);
+    }
+
+    public void error(String key, Location at, String message) {
+        errors.add(YamlError.at(at, path(key), message));
+    }
+
+    /** Refuses {@code key} itself, placed at the key: a field that must not be written here. It is not reported again as unknown. */
+    public void refuse(String key, String message) {
+        taken.add(key);
+        YamlNode.Entry entry = node.entries().get(key);
+        error(key, entry == null ? node.where() : entry.keyWhere(), message);
+    }
+
+    /** The value of {@code key}, empty when not written or written with nothing; the key is known from now on. */
+    public Optional<YamlNode> take(String key) {
         taken.add(key);
         YamlNode.Entry entry = node.entries().get(key);
         if (entry == null || (entry.value() instanceof Scalar s && s.kind() == ScalarKind.NULL)) {
@@ -68,18 +116,25 @@ final class Fields {
     private YamlNode required(String key) {
         Optional<YamlNode> v = take(key);
         if (v.isEmpty() && !placeholder) {
-            errors.add(SpecError.at(node.where(), path(key), "required field is missing"));
+            errors.add(YamlError.at(node.where(), path(key), "required field is missing"));
         }
         return v.orElse(null);
     }
 
     // ---- scalars ---------------------------------------------------------------------------
 
-    Optional<String> string(String key) {
-        return take(key).map(v -> asString(key, v));
+    /** The text of a scalar; empty when not written, or not a scalar (the error is recorded, and nothing further checks a stand-in). */
+    public Optional<String> string(String key) {
+        return take(key).flatMap(v -> {
+            if (v instanceof Scalar s) {
+                return Optional.of(s.text());
+            }
+            asString(key, v);
+            return Optional.empty();
+        });
     }
 
-    String requiredString(String key) {
+    public String requiredString(String key) {
         YamlNode v = required(key);
         return v == null ? "" : asString(key, v);
     }
@@ -96,11 +151,11 @@ final class Fields {
      * A version, which must be written as a string: YAML reads an unquoted {@code 1.30} as the
      * number 1.3, so a number here is refused rather than guessed at.
      */
-    Optional<String> versionString(String key) {
+    public Optional<String> versionString(String key) {
         return take(key).map(v -> asVersion(key, v));
     }
 
-    String requiredVersionString(String key) {
+    public String requiredVersionString(String key) {
         YamlNode v = required(key);
         return v == null ? "" : asVersion(key, v);
     }
@@ -114,27 +169,46 @@ final class Fields {
         return asString(key, v);
     }
 
-    int integer(String key, int defaultValue) {
-        return take(key).map(v -> asInt(key, v)).orElse(defaultValue);
+    public int integer(String key, int defaultValue) {
+        return take(key).map(v -> asInt(key, v, Integer.MIN_VALUE, Integer.MAX_VALUE, "a decimal integer").orElse(0))
+                .orElse(defaultValue);
     }
 
-    int requiredInteger(String key) {
+    public int requiredInteger(String key) {
         YamlNode v = required(key);
-        return v == null ? 0 : asInt(key, v);
+        return v == null ? 0 : asInt(key, v, Integer.MIN_VALUE, Integer.MAX_VALUE, "a decimal integer").orElse(0);
     }
 
-    private int asInt(String key, YamlNode v) {
-        if (v instanceof Scalar s && s.kind() == ScalarKind.INT && s.text().matches("-?(0|[1-9][0-9]{0,8})")) {
-            return Integer.parseInt(s.text());
+    /**
+     * A decimal integer from {@code min} to {@code max}; empty when not written, or wrong (the error
+     * is recorded, saying it {@code "must be " + expected}).
+     */
+    public Optional<Integer> integer(String key, int min, int max, String expected) {
+        return take(key).flatMap(v -> asInt(key, v, min, max, expected));
+    }
+
+    private Optional<Integer> asInt(String key, YamlNode v, int min, int max, String expected) {
+        if (v instanceof Scalar s && (s.kind() == ScalarKind.INT || readByText(s)) && DECIMAL.matcher(s.text()).matches()) {
+            int value = Integer.parseInt(s.text());
+            if (value >= min && value <= max) {
+                return Optional.of(value);
+            }
         }
-        error(key, v, "must be a decimal integer, got " + YamlNode.describe(v));
-        return 0;
+        boolean octal = v instanceof Scalar s && LEADING_ZERO.matcher(s.text()).matches();
+        error(key, v, "must be " + expected + ", got " + YamlNode.describe(v)
+                + (octal ? " (a leading 0 means octal in YAML 1.1: write the number without it)" : ""));
+        return Optional.empty();
+    }
+
+    /** A quoted scalar stands for its text where a number or boolean is expected, if this reader says so. */
+    private boolean readByText(Scalar s) {
+        return quoted == QuotedScalars.READ_BY_TEXT && s.kind() == ScalarKind.STRING;
     }
 
     /** Only {@code true} or {@code false}: YAML 1.1's yes/no/on/off are refused as too easy to misread. */
-    boolean bool(String key, boolean defaultValue) {
+    public boolean bool(String key, boolean defaultValue) {
         return take(key).map(v -> {
-            if (v instanceof Scalar s && s.kind() == ScalarKind.BOOL
+            if (v instanceof Scalar s && (s.kind() == ScalarKind.BOOL || readByText(s))
                     && (s.text().equals("true") || s.text().equals("false"))) {
                 return Boolean.parseBoolean(s.text());
             }
@@ -144,12 +218,12 @@ final class Fields {
     }
 
     /** Like {@link #bool}, empty when the key is absent (or wrong: the error is recorded). */
-    Optional<Boolean> optionalBool(String key) {
+    public Optional<Boolean> optionalBool(String key) {
         return take(key).isPresent() ? Optional.of(bool(key, false)) : Optional.empty();
     }
 
     /** A string parsed by {@code parser}; {@code expected} says what was wanted when it fails. */
-    <T> Optional<T> parsed(String key, Function<String, Optional<T>> parser, String expected) {
+    public <T> Optional<T> parsed(String key, Function<String, Optional<T>> parser, String expected) {
         return string(key).flatMap(text -> {
             Optional<T> value = parser.apply(text);
             if (value.isEmpty()) {
@@ -159,7 +233,7 @@ final class Fields {
         });
     }
 
-    <T extends Enum<T>> T enumValue(String key, Class<T> type, T defaultValue, Function<T, String> spelling) {
+    public <T extends Enum<T>> T enumValue(String key, Class<T> type, T defaultValue, Function<T, String> spelling) {
         Optional<String> text = string(key);
         if (text.isEmpty()) {
             return defaultValue;
@@ -179,29 +253,37 @@ final class Fields {
 
     // ---- collections -----------------------------------------------------------------------
 
-    Optional<Fields> map(String key) {
+    public Optional<Fields> map(String key) {
         return take(key).flatMap(v -> {
             if (v instanceof MapNode m) {
-                return Optional.of(new Fields(m, path(key), errors, sources));
+                return Optional.of(child(m, path(key)));
             }
             error(key, v, "must be a mapping, got " + YamlNode.describe(v));
             return Optional.empty();
         });
     }
 
-    Fields requiredMap(String key) {
+    public Fields requiredMap(String key) {
         YamlNode v = required(key);
         if (v instanceof MapNode m) {
-            return new Fields(m, path(key), errors, sources);
+            return child(m, path(key));
         }
         if (v != null) {
             error(key, v, "must be a mapping, got " + YamlNode.describe(v));
         }
-        return new Fields(new MapNode(Map.of(), node.where()), path(key), errors, sources, true);
+        return new Fields(new MapNode(Map.of(), node.where()), path(key), errors, sources, true, quoted);
+    }
+
+    /**
+     * The mapping at {@code key}; when it is not written (or is not a mapping: that error is
+     * recorded), an empty one at this mapping's place, so that optional sections read alike.
+     */
+    public Fields mapOrEmpty(String key) {
+        return map(key).orElseGet(() -> child(new MapNode(Map.of(), node.where()), path(key)));
     }
 
     /** Each item of a list of mappings, read by {@code item}. */
-    <T> List<T> listOfMaps(String key, Function<Fields, T> item) {
+    public <T> List<T> listOfMaps(String key, Function<Fields, T> item) {
         List<T> result = new ArrayList<>();
         take(key).ifPresent(v -> {
             if (!(v instanceof ListNode list)) {
@@ -212,25 +294,35 @@ final class Fields {
                 YamlNode it = list.items().get(i);
                 String itemPath = path(key) + "[" + i + "]";
                 if (it instanceof MapNode m) {
-                    Fields f = new Fields(m, itemPath, errors, sources);
+                    Fields f = child(m, itemPath);
                     result.add(item.apply(f));
                     f.finish();
                 } else {
-                    errors.add(SpecError.at(it.where(), itemPath, "must be a mapping, got " + YamlNode.describe(it)));
+                    errors.add(YamlError.at(it.where(), itemPath, "must be a mapping, got " + YamlNode.describe(it)));
                 }
             }
         });
         return result;
     }
 
-    List<String> listOfStrings(String key, List<String> defaultValue) {
+    public List<String> listOfStrings(String key, List<String> defaultValue) {
+        return strings(key, "").orElse(defaultValue);
+    }
+
+    /**
+     * A list of strings; empty when not written, or not a list (the error is recorded, with
+     * {@code example}, such as {@code ["/bin/update-node"]}, when not empty). A bad item is an error
+     * at the item.
+     */
+    public Optional<List<String>> strings(String key, String example) {
         Optional<YamlNode> v = take(key);
         if (v.isEmpty()) {
-            return defaultValue;
+            return Optional.empty();
         }
         if (!(v.get() instanceof ListNode list)) {
-            error(key, v.get(), "must be a list, got " + YamlNode.describe(v.get()));
-            return defaultValue;
+            error(key, v.get(), "must be a list" + (example.isEmpty() ? "" : ", such as " + example) + ", got "
+                    + YamlNode.describe(v.get()));
+            return Optional.empty();
         }
         List<String> result = new ArrayList<>();
         for (int i = 0; i < list.items().size(); i++) {
@@ -238,14 +330,14 @@ final class Fields {
             if (it instanceof Scalar s && s.kind() != ScalarKind.NULL) {
                 result.add(s.text());
             } else {
-                errors.add(SpecError.at(it.where(), path(key) + "[" + i + "]", "must be a string, got " + YamlNode.describe(it)));
+                errors.add(YamlError.at(it.where(), path(key) + "[" + i + "]", "must be a string, got " + YamlNode.describe(it)));
             }
         }
-        return result;
+        return Optional.of(result);
     }
 
     /** A mapping of strings to scalar values converted by {@code value}; order kept. */
-    <T> Optional<Map<String, T>> scalarMap(String key, Function<String, Optional<T>> value, String expected) {
+    public <T> Optional<Map<String, T>> scalarMap(String key, Function<String, Optional<T>> value, String expected) {
         return take(key).flatMap(v -> {
             if (!(v instanceof MapNode m)) {
                 error(key, v, "must be a mapping, got " + YamlNode.describe(v));
@@ -260,10 +352,10 @@ final class Fields {
                     if (converted.isPresent()) {
                         result.put(k, converted.get());
                     } else {
-                        errors.add(SpecError.at(s.where(), entryPath, "must be " + expected + ", got \"" + s.text() + "\""));
+                        errors.add(YamlError.at(s.where(), entryPath, "must be " + expected + ", got \"" + s.text() + "\""));
                     }
                 } else {
-                    errors.add(SpecError.at(entry.value().where(), entryPath,
+                    errors.add(YamlError.at(entry.value().where(), entryPath,
                             "must be " + expected + ", got " + YamlNode.describe(entry.value())));
                 }
             });
@@ -271,12 +363,12 @@ final class Fields {
         });
     }
 
-    Map<String, String> stringMap(String key) {
+    public Map<String, String> stringMap(String key) {
         return scalarMap(key, Optional::of, "a string").orElse(Map.of());
     }
 
     /** A free-form mapping as plain Java values (String, Long, BigDecimal, Boolean, null, Map, List). */
-    Map<String, Object> freeForm(String key) {
+    public Map<String, Object> freeForm(String key) {
         return take(key).map(v -> {
             if (v instanceof MapNode m) {
                 @SuppressWarnings("unchecked")
@@ -326,10 +418,10 @@ final class Fields {
     }
 
     /** Reports every key of this mapping that no reader asked for. */
-    void finish() {
+    public void finish() {
         node.entries().forEach((key, entry) -> {
             if (!taken.contains(key)) {
-                errors.add(SpecError.at(entry.keyWhere(), path(key), "unknown field"));
+                errors.add(YamlError.at(entry.keyWhere(), path(key), "unknown field"));
             }
         });
     }

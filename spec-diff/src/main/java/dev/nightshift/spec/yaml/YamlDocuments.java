@@ -1,10 +1,11 @@
-package dev.nightshift.spec.load;
+package dev.nightshift.spec.yaml;
 
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import org.yaml.snakeyaml.LoaderOptions;
@@ -24,29 +25,33 @@ import org.yaml.snakeyaml.nodes.Tag;
  * construction: explicit tags other than YAML's own are refused, duplicate keys and merge keys
  * are errors, and aliases, nesting and size are limited.
  */
-final class YamlDocuments {
+public final class YamlDocuments {
 
-    static final int MAX_ALIASES = 50;
-    static final int MAX_NESTING = 50;
-    static final int MAX_CODE_POINTS = 3 * 1024 * 1024;
+    /** Aliases of mappings and lists in one file; SnakeYAML refuses more (scalar aliases are not counted). */
+    public static final int MAX_ALIASES = 50;
+    public static final int MAX_NESTING = 50;
+    public static final int MAX_CODE_POINTS = YamlText.MAX_BYTES;
     /** Values in one document after aliases are expanded: bounds what a few aliases can multiply to. */
-    static final int MAX_EXPANDED_VALUES = 50_000;
+    public static final int MAX_EXPANDED_VALUES = 50_000;
 
     private static final Set<Tag> ALLOWED_TAGS =
             Set.of(Tag.STR, Tag.INT, Tag.FLOAT, Tag.BOOL, Tag.NULL, Tag.TIMESTAMP, Tag.MAP, Tag.SEQ);
 
     private final String file;
-    private final List<SpecError> errors;
+    private final List<YamlError> errors;
     private int expanded;
     private boolean tooLarge;
 
-    private YamlDocuments(String file, List<SpecError> errors) {
+    private YamlDocuments(String file, List<YamlError> errors) {
         this.file = file;
         this.errors = errors;
     }
 
-    /** The documents of {@code content}; on a syntax error, none, and the error is added to {@code errors}. */
-    static List<YamlNode> compose(String file, String content, List<SpecError> errors) {
+    /**
+     * The documents of {@code content}, empty ones left out; on any error, none, and the errors are
+     * added to {@code errors}.
+     */
+    public static List<YamlNode> compose(String file, String content, List<YamlError> errors) {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setMaxAliasesForCollections(MAX_ALIASES);
@@ -70,14 +75,30 @@ final class YamlDocuments {
             Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
             String problem = e.getProblem() != null ? e.getProblem() : e.getMessage();
             String context = e.getContext() != null ? e.getContext() + ": " : "";
-            errors.add(new SpecError(file, mark == null ? 1 : mark.getLine() + 1,
+            errors.add(new YamlError(file, mark == null ? 1 : mark.getLine() + 1,
                     mark == null ? 1 : mark.getColumn() + 1, "", "invalid YAML: " + context + oneLine(problem)));
             return List.of();
         } catch (YAMLException e) {
-            errors.add(new SpecError(file, 1, 1, "", "invalid YAML: " + oneLine(e.getMessage())));
+            // SnakeYAML's limits (aliases, code points) say no place.
+            errors.add(YamlError.ofFile(file, "invalid YAML: " + oneLine(e.getMessage())));
             return List.of();
         }
         return errors.size() == before ? documents : List.of();
+    }
+
+    /**
+     * The one document of a file that holds at most one, such as a configuration file: empty for a
+     * file with none, or on any error (then added to {@code errors}). A second document is an error
+     * at its start rather than silently ignored or merged.
+     */
+    public static Optional<YamlNode> single(String file, String content, List<YamlError> errors) {
+        List<YamlNode> documents = compose(file, content, errors);
+        if (documents.size() > 1) {
+            errors.add(YamlError.at(documents.get(1).where(), "",
+                    "a second YAML document: this file holds one (remove the --- before it, or the document)"));
+            return Optional.empty();
+        }
+        return documents.stream().findFirst();
     }
 
     /** A document with nothing in it ({@code ---} at the end of a file, or only a comment). */
@@ -100,36 +121,36 @@ final class YamlDocuments {
 
     private YamlNode convert(Node node, int depth, String path) {
         if (depth > MAX_NESTING) {
-            errors.add(SpecError.at(where(node), path, "nested deeper than " + MAX_NESTING + " levels"));
+            errors.add(YamlError.at(where(node), path, "nested deeper than " + MAX_NESTING + " levels"));
             return new YamlNode.Scalar("", YamlNode.ScalarKind.NULL, where(node));
         }
         if (++expanded > MAX_EXPANDED_VALUES) {
             if (!tooLarge) {
                 tooLarge = true;
-                errors.add(SpecError.at(where(node), path, "the document expands to more than " + MAX_EXPANDED_VALUES
+                errors.add(YamlError.at(where(node), path, "the document expands to more than " + MAX_EXPANDED_VALUES
                         + " values (through aliases); write it out or shorten it"));
             }
             return new YamlNode.Scalar("", YamlNode.ScalarKind.NULL, where(node));
         }
         if (!ALLOWED_TAGS.contains(node.getTag()) && !(node.getTag().equals(Tag.MERGE))) {
-            errors.add(SpecError.at(where(node), path, "the YAML tag " + node.getTag().getValue()
-                    + " is not allowed: specs hold plain mappings, lists and scalars only"));
+            errors.add(YamlError.at(where(node), path, "the YAML tag " + node.getTag().getValue()
+                    + " is not allowed: only plain mappings, lists and scalars are read"));
         }
         if (node instanceof MappingNode map) {
             Map<String, YamlNode.Entry> entries = new LinkedHashMap<>();
             for (NodeTuple tuple : map.getValue()) {
                 Node keyNode = tuple.getKeyNode();
                 if (keyNode.getTag().equals(Tag.MERGE)) {
-                    errors.add(SpecError.at(where(keyNode), path, "merge keys (<<) are not supported: write the fields out"));
+                    errors.add(YamlError.at(where(keyNode), path, "merge keys (<<) are not supported: write the fields out"));
                     continue;
                 }
                 if (!(keyNode instanceof ScalarNode key)) {
-                    errors.add(SpecError.at(where(keyNode), path, "mapping keys must be plain scalars"));
+                    errors.add(YamlError.at(where(keyNode), path, "mapping keys must be plain scalars"));
                     continue;
                 }
                 if (entries.containsKey(key.getValue())) {
                     Location first = entries.get(key.getValue()).keyWhere();
-                    errors.add(SpecError.at(where(keyNode), child(path, key.getValue()),
+                    errors.add(YamlError.at(where(keyNode), child(path, key.getValue()),
                             "duplicate key (first set at line " + first.line() + ")"));
                     continue;
                 }

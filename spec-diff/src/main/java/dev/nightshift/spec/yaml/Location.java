@@ -1,6 +1,6 @@
-package dev.nightshift.spec.load;
+package dev.nightshift.spec.yaml;
 
-/** A place in a spec file; line and column are 1-based. */
+/** A place in a YAML file; line and column are 1-based. */
 public record Location(String file, int line, int column) {
 
     @Override

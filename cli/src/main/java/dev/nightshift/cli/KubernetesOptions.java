@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.fence.FenceInterceptor;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,8 +28,14 @@ final class KubernetesOptions {
     Path kubeconfig;
 
     KubernetesClient client() throws IOException {
+        return client(Fence.open());
+    }
+
+    /** A client that sends no write while {@code fence} does not hold (the agent's, with leader election). */
+    KubernetesClient client(Fence fence) throws IOException {
         Config config = kubeconfig == null ? Config.autoConfigure(null)
                 : Config.fromKubeconfig(Files.readString(kubeconfig, StandardCharsets.UTF_8));
-        return new KubernetesClientBuilder().withConfig(new ConfigBuilder(config).withUserAgent(USER_AGENT).build()).build();
+        return new KubernetesClientBuilder().withConfig(new ConfigBuilder(config).withUserAgent(USER_AGENT).build())
+                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-fence", new FenceInterceptor(fence))).build();
     }
 }

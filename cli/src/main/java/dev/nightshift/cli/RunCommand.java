@@ -15,6 +15,8 @@ import java.util.concurrent.ScheduledExecutorService;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.config.AgentConfigLoader;
+import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.fence.FenceInterceptor;
 import dev.nightshift.agent.git.CaFile;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.provider.NoNodeUpdates;
@@ -202,15 +204,18 @@ public final class RunCommand implements Callable<Integer> {
             return Main.EXIT_USAGE;
         }
         ScheduledExecutorService cloud = Executors.newScheduledThreadPool(1);
+        // One fence for every write: the agent's, the machine provider's and the node updater's.
+        Fence fence = Agent.fence(config, Clock.systemUTC());
         try (StopSignal stop = new StopSignal(Duration.ofSeconds(45));
-             KubernetesClient client = kubernetes.client()) {
-            Optional<Backend> backend = backend(config, client, cloud);
+             KubernetesClient client = kubernetes.client(fence)) {
+            Optional<Backend> backend = backend(config, client, cloud, fence);
             if (backend.isEmpty()) {
                 return Main.EXIT_USAGE;
             }
             // With nodeUpdates.type none, the Agent itself puts a NodeUpdater that refuses every call in its place;
             // with job, the Job updater, built with the agent's own client.
-            try (Backend closing = backend.get(); Agent agent = new Agent(config, client, backend.get().machines(), backend.get().nodes(), Clock.systemUTC(), r -> { })) {
+            try (Backend closing = backend.get(); Agent agent = new Agent(config, client, backend.get().machines(), backend.get().nodes(),
+                    Clock.systemUTC(), r -> { }, fence)) {
                 stop.install();
                 agent.start();
                 spec.commandLine().getOut().println("nightshift agent running; status on http://127.0.0.1:" + agent.httpPort() + "/status");
@@ -240,7 +245,7 @@ public final class RunCommand implements Callable<Integer> {
      * The backend of the configured provider, or empty after saying on stderr why there is none.
      * Every provider type is a case of its own: a new type that is not handled here answers "not wired".
      */
-    private Optional<Backend> backend(AgentConfig config, KubernetesClient client, ScheduledExecutorService cloud) {
+    private Optional<Backend> backend(AgentConfig config, KubernetesClient client, ScheduledExecutorService cloud, Fence fence) {
         AgentConfig.Provider provider = config.provider().orElseThrow();
         Optional<PluggedProvider> plugged = plugins.stream().flatMap(p -> p.providers().stream())
                 .filter(p -> p.type().equals(provider.type())).findFirst();
@@ -257,7 +262,9 @@ public final class RunCommand implements Callable<Integer> {
                 if (settings.kubeconfigFile().isPresent()) {
                     Path file = settings.kubeconfigFile().get();
                     try {
-                        management = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(file))).build();
+                        management = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(file)))
+                                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-fence", new FenceInterceptor(fence)))
+                                .build();
                     } catch (IOException | RuntimeException e) {
                         // The file is a secret: its name and what went wrong, never its content.
                         spec.commandLine().getErr().println("provider.clusterApi.kubeconfigFile " + file + " cannot be read as a kubeconfig: "
@@ -287,7 +294,8 @@ public final class RunCommand implements Callable<Integer> {
                     spec.commandLine().getErr().println("provider.http.caFile: " + e.getMessage());
                     return Optional.empty();
                 }
-                MachineApi api = HttpMachineApiClient.of(new MachineApiEndpoint(settings.url().get(), token, settings.caFile(), settings.timeout()));
+                MachineApi api = HttpMachineApiClient.of(new MachineApiEndpoint(settings.url().get(), token, settings.caFile(),
+                        settings.timeout()), fence);
                 HttpMachineProvider machines = new HttpMachineProvider(api);
                 return Optional.of(new Backend(machines, new MachineApiNodeUpdater(api, machines, client)));
             }

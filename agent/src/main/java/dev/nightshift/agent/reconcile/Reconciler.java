@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.eta.RolloutEta;
+import dev.nightshift.agent.fence.Fence;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
@@ -92,6 +93,13 @@ public final class Reconciler implements AutoCloseable {
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
                       EventRecorder events) {
+        this(settings, client, observer, executor, apiServerReady, planner, clock, reports, events, Fence.open());
+    }
+
+    /** @param fence asked before each step with the lease: a replica whose lease was not renewed in time stops its pass */
+    public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
+                      BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
+                      EventRecorder events, Fence fence) {
         AcceptedSpecs accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace());
         EtaRefresh eta = new EtaRefresh(new RolloutEta(planner.nodeUpdates()));
         this.leading = settings.leading();
@@ -99,7 +107,7 @@ public final class Reconciler implements AutoCloseable {
                 settings.apiServerVersion()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
                 new DisruptionStage(), executor::execute, new WhyEvents(events),
                 new PoolRecordWriter(client, observer, settings.namespace(), accepted), apiServerReady,
-                settings.validationInterval(), this::leading, eta, clock);
+                settings.validationInterval(), () -> leading && fence.held(), eta, clock);
         this.clock = clock;
         this.reports = reports;
         this.closing = eta;

@@ -17,6 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.fence.FenceInterceptor;
 import dev.nightshift.agent.git.CommitCheck;
 import dev.nightshift.agent.git.GitCredentials;
 import dev.nightshift.agent.git.GitSource;
@@ -73,6 +75,8 @@ public final class Agent implements AutoCloseable {
     public static final String NAMESPACE = "nightshift-system";
 
     private final AgentConfig config;
+    /** No write while it does not hold: the lease renewed within its renew deadline (always, without leader election). */
+    private final Fence fence;
     /** The caller's client: only its configuration is used, for a client of our own that counts API errors. */
     private final KubernetesClient given;
     private final AgentMetrics metrics;
@@ -108,6 +112,16 @@ public final class Agent implements AutoCloseable {
 
     public Agent(AgentConfig config, KubernetesClient client, MachineProvider provider, NodeUpdater nodeUpdates, Clock clock,
                  Consumer<ReconcileReport> reportListener) {
+        this(config, client, provider, nodeUpdates, clock, reportListener, fence(config, clock));
+    }
+
+    /**
+     * @param fence whether this replica may write now; the same the machine provider's client asks before each request
+     *              ({@link #fence(AgentConfig, Clock)} makes it for a configuration)
+     */
+    public Agent(AgentConfig config, KubernetesClient client, MachineProvider provider, NodeUpdater nodeUpdates, Clock clock,
+                 Consumer<ReconcileReport> reportListener, Fence fence) {
+        this.fence = fence;
         this.config = config;
         this.given = client;
         this.metrics = new AgentMetrics(Optional.ofNullable(Agent.class.getPackage().getImplementationVersion()).orElse("development"));
@@ -116,6 +130,11 @@ public final class Agent implements AutoCloseable {
         this.nodeUpdates = config.nodeUpdatesType().equals(AgentConfig.NodeUpdates.NONE) ? new NoNodeUpdates() : nodeUpdates;
         this.clock = clock;
         this.reportListener = reportListener;
+    }
+
+    /** The fence for this configuration: the lease's, with leader election; always held without. */
+    public static Fence fence(AgentConfig config, Clock clock) {
+        return config.leaderElection().enabled() ? Fence.lease(clock, config.leaderElection().renewDeadline()) : Fence.open();
     }
 
     public void start() throws Exception {
@@ -144,12 +163,14 @@ public final class Agent implements AutoCloseable {
                 v.mode().label(), v.allowRewind() ? "are applied and reported (allowRewind)" : "are refused"));
         ApiErrorInterceptor apiErrors = new ApiErrorInterceptor(metrics);
         client = new KubernetesClientBuilder().withConfig(given.getConfiguration())
-                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors))
+                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors)
+                        .addOrReplaceInterceptor("nightshift-fence", new FenceInterceptor(fence)))
                 .build();
         observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile, clock, jobs.map(JobSettings::namespace),
                 metrics::watchEvent);
         observer.start();
-        evictor = new Evictor(client.getConfiguration(), List.of(apiErrors));
+        // Evictions are writes: fenced like the agent's own client.
+        evictor = new Evictor(client.getConfiguration(), List.of(apiErrors, new FenceInterceptor(fence)));
         apiServerProbe = new ApiServerProbe(client.getConfiguration(), List.of(apiErrors));
         events = new EventRecorder(client, clock, config.leaderElection().identity());
         if (jobs.isPresent()) {
@@ -159,7 +180,7 @@ public final class Agent implements AutoCloseable {
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock,
-                this::onReport, events);
+                this::onReport, events, fence);
         // Alone, it acts from its first reconcile on, and its reports feed the pool series.
         metrics.leading(!config.leaderElection().enabled());
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
@@ -212,8 +233,8 @@ public final class Agent implements AutoCloseable {
         http.start();
         scheduler.schedulePolling(git.pollInterval(), 0.1, this::poll);
         if (config.leaderElection().enabled()) {
-            election = new LeaseElection(config.leaderElection(), NAMESPACE, client.getConfiguration(), List.of(apiErrors),
-                    new Leadership());
+            election = new LeaseElection(config.leaderElection(), NAMESPACE, given.getConfiguration(), List.of(apiErrors),
+                    new Leadership(), fence, clock);
             election.start();
         }
         LOG.info("agent started for cluster {} from {}; HTTP on port {}", cluster, source, http.port());

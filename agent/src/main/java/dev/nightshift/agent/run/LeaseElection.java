@@ -1,5 +1,6 @@
 package dev.nightshift.agent.run;
 
+import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.fence.FencingLock;
 import dev.nightshift.agent.kube.NonRetryingClient;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -54,6 +57,9 @@ public final class LeaseElection implements AutoCloseable {
     private final AgentConfig.LeaderElection settings;
     private final String namespace;
     private final Listener listener;
+    /** Told of every renewal by this replica and of every loss: the agent's writes stop within the renew deadline. */
+    private final Fence fence;
+    private final Clock clock;
     /** Its own client, without retries and with timeouts within the renew deadline. */
     private final KubernetesClient client;
     /** Runs elections again after a lost lease, and what a new leader does first. */
@@ -68,7 +74,9 @@ public final class LeaseElection implements AutoCloseable {
      * @param interceptors added to the election's own client, such as the one counting API errors
      */
     public LeaseElection(AgentConfig.LeaderElection settings, String namespace, Config clientConfig,
-                         List<Interceptor> interceptors, Listener listener) {
+                         List<Interceptor> interceptors, Listener listener, Fence fence, Clock clock) {
+        this.fence = fence;
+        this.clock = clock;
         this.settings = settings;
         this.namespace = namespace;
         this.listener = listener;
@@ -91,7 +99,7 @@ public final class LeaseElection implements AutoCloseable {
 
     private void elect() {
         LeaderElectionConfig electionConfig = new LeaderElectionConfigBuilder().withName("nightshift")
-                .withLock(new LeaseLock(namespace, settings.leaseName(), settings.identity()))
+                .withLock(new FencingLock(new LeaseLock(namespace, settings.leaseName(), settings.identity()), fence, clock))
                 .withLeaseDuration(settings.leaseDuration()).withRenewDeadline(settings.renewDeadline())
                 .withRetryPeriod(settings.retryPeriod()).withReleaseOnCancel(true)
                 .withLeaderCallbacks(new LeaderCallbacks(() -> {
@@ -101,6 +109,7 @@ public final class LeaseElection implements AutoCloseable {
                     elections.execute(listener::tookOver);
                 }, () -> {
                     LOG.warn("{} stopped leading: standing by", settings.identity());
+                    fence.lost();
                     listener.standingBy();
                 }, listener::leaderChanged)).build();
         LOG.info("{} joins the election for lease {}/{}", settings.identity(), namespace, settings.leaseName());
@@ -117,6 +126,7 @@ public final class LeaseElection implements AutoCloseable {
             if (error != null && !(error instanceof CancellationException)) {
                 LOG.warn("leader election ended: {}", error.getMessage());
             }
+            fence.lost();
             listener.standingBy();
             if (!closing) {
                 try {

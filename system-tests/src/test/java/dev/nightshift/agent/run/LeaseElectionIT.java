@@ -1,6 +1,7 @@
 package dev.nightshift.agent.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.fence.Fence;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -50,8 +52,13 @@ class LeaseElectionIT {
         return election;
     }
 
+    /** What the replica that joined last may write: its fence. */
+    private Fence fence;
+
     private LeaseElection join(String identity, Duration lease, List<String> heard) {
-        LeaseElection joined = new LeaseElection(new AgentConfig.LeaderElection(true, LEASE, lease, identity), NAMESPACE,
+        AgentConfig.LeaderElection settings = new AgentConfig.LeaderElection(true, LEASE, lease, identity);
+        fence = Fence.lease(java.time.Clock.systemUTC(), settings.renewDeadline());
+        LeaseElection joined = new LeaseElection(settings, NAMESPACE,
                 client.getConfiguration(), List.of(), new LeaseElection.Listener() {
                     @Override
                     public void leading() {
@@ -72,7 +79,7 @@ class LeaseElectionIT {
                     public void leaderChanged(String leader) {
                         heard.add("leader " + leader);
                     }
-                });
+                }, fence, java.time.Clock.systemUTC());
         joined.start();
         return joined;
     }
@@ -130,15 +137,32 @@ class LeaseElectionIT {
     void aLeaderThatLosesItsLeaseStandsByAndJoinsAgain() {
         join("replica-a", SHORT_LEASE);
         await().atMost(Duration.ofSeconds(20)).until(() -> heard.contains("tookOver"));
+        assertThat(fence.held()).as("the leader may write").isTrue();
 
         // Another replica took the lease (as after this one could not renew it in time).
         heldBy("someone-else");
         await().atMost(Duration.ofSeconds(20)).until(() -> heard.contains("standingBy"));
+        assertThat(fence.held()).as("a replica that lost its lease writes nothing").isFalse();
         heard.clear();
         client.leases().inNamespace(NAMESPACE).withName(LEASE).delete();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> heard.contains("leading"));
         assertThat(holder()).isEqualTo("replica-a");
+    }
+
+    @Test
+    void aClientFencedByALostLeaseSendsNoWriteFirstAttemptOrRetryAndStillReads() {
+        Fence lost = Fence.lease(java.time.Clock.systemUTC(), Duration.ofSeconds(10));
+        try (io.fabric8.kubernetes.client.KubernetesClient fenced = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                .withConfig(client.getConfiguration())
+                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-fence",
+                        new dev.nightshift.agent.fence.FenceInterceptor(lost))).build()) {
+
+            assertThatThrownBy(() -> fenced.configMaps().inNamespace(NAMESPACE).resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                    .withNewMetadata().withName("written-while-fenced").endMetadata().build()).create())
+                    .hasStackTraceContaining("not sent: this replica's lease was not renewed");
+            assertThat(fenced.configMaps().inNamespace(NAMESPACE).withName("written-while-fenced").get()).isNull();
+        }
     }
 
     @Test

@@ -33,6 +33,8 @@ import javax.net.ssl.SSLHandshakeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.fence.FencedException;
 import dev.nightshift.agent.git.CaFile;
 
 /**
@@ -69,6 +71,7 @@ public final class HttpMachineApiClient implements MachineApi {
     private final Sleeper sleeper;
     private final Clock clock;
     private final HttpClient http;
+    private final Fence fence;
 
     /**
      * @param random for the backoff's jitter; seeded in tests, so that the waits are known
@@ -77,6 +80,16 @@ public final class HttpMachineApiClient implements MachineApi {
      * @throws IllegalArgumentException naming the CA file, when it is not a PEM file of certificates
      */
     public HttpMachineApiClient(MachineApiEndpoint endpoint, RetryPolicy retry, RandomGenerator random, Sleeper sleeper, Clock clock) {
+        this(endpoint, retry, random, sleeper, clock, Fence.open());
+    }
+
+    /**
+     * @param fence asked before every write and every retry of one: once it falls (the lease not renewed in time), no
+     *              request is sent, and a call retrying stops at its next attempt with a {@link FencedException}
+     */
+    public HttpMachineApiClient(MachineApiEndpoint endpoint, RetryPolicy retry, RandomGenerator random, Sleeper sleeper, Clock clock,
+                                Fence fence) {
+        this.fence = Objects.requireNonNull(fence, "fence");
         String url = endpoint.url().toString();
         this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         this.tokenFile = endpoint.tokenFile();
@@ -95,7 +108,12 @@ public final class HttpMachineApiClient implements MachineApi {
 
     /** With the default retry policy, real waits and the system clock. */
     public static HttpMachineApiClient of(MachineApiEndpoint endpoint) {
-        return new HttpMachineApiClient(endpoint, RetryPolicy.DEFAULT, RandomGenerator.getDefault(), Sleeper.REAL, Clock.systemUTC());
+        return of(endpoint, Fence.open());
+    }
+
+    /** With the default retry policy, real waits and the system clock, fenced. */
+    public static HttpMachineApiClient of(MachineApiEndpoint endpoint, Fence fence) {
+        return new HttpMachineApiClient(endpoint, RetryPolicy.DEFAULT, RandomGenerator.getDefault(), Sleeper.REAL, Clock.systemUTC(), fence);
     }
 
     @Override
@@ -176,6 +194,10 @@ public final class HttpMachineApiClient implements MachineApi {
         String at = call.method() + " " + uri;
         Failure last = null;
         for (int attempt = 1; attempt <= retry.maxAttempts(); attempt++) {
+            if (!call.method().equals("GET")) {
+                // Every attempt, not only the first: a write retrying past the lease's renew deadline stops here.
+                fence.check(at);
+            }
             try {
                 return attempt(call, uri, at, read);
             } catch (Repeatable e) {

@@ -40,6 +40,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.fence.FencedException;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -339,6 +342,51 @@ class HttpMachineApiClientTest {
         assertThat(e.getMessage()).startsWith("DELETE " + nobody + "/v1/machines/m-0: gave up after 3 attempts; the last: ConnectException");
         assertThat(e.retryable()).isTrue();
         assertThat(sleeps).hasSize(2);
+    }
+
+    @Test
+    void aWriteRetryingPastTheLeasesRenewDeadlineStopsAtItsNextAttemptAndSendsNothingMore() {
+        wireMock.stubFor(post("/v1/pools/workers/machines").willReturn(json(503, MachineApiJson.error("overloaded"))));
+        java.util.concurrent.atomic.AtomicReference<Instant> now = new java.util.concurrent.atomic.AtomicReference<>(NOW);
+        Clock clock = new Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return now.get();
+            }
+        };
+        Fence fence = Fence.lease(clock, Duration.ofSeconds(10));
+        fence.renewed(NOW);
+        // Each wait between attempts takes 4 s of the fence's clock: three attempts go out, the fourth would start 12 s after
+        // the renewal, past the 10 s deadline.
+        HttpMachineApiClient client = new HttpMachineApiClient(new MachineApiEndpoint(URI.create(wireMock.baseUrl()), tokenFile,
+                Optional.empty(), Duration.ofSeconds(5)), FAST, new SplittableRandom(42), d -> now.set(now.get().plusSeconds(4)),
+                Clock.fixed(NOW, ZoneOffset.UTC), fence);
+
+        FencedException e = catchThrowableOfType(FencedException.class, () -> client.create("workers", KEY, REQUEST));
+
+        assertThat(e.getMessage()).startsWith("POST " + url("/v1/pools/workers/machines") + ": not sent: this replica's lease was not renewed");
+        assertThat(requests()).hasSize(3);
+    }
+
+    @Test
+    void readsAreNotFencedAReplicaStandingByKeepsItsView() {
+        wireMock.stubFor(get("/v1/pools/workers/machines").willReturn(json(200, "{\"machines\": []}")));
+        Fence lost = Fence.lease(Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofSeconds(10));
+
+        HttpMachineApiClient client = new HttpMachineApiClient(new MachineApiEndpoint(URI.create(wireMock.baseUrl()), tokenFile,
+                Optional.empty(), Duration.ofSeconds(5)), FAST, new SplittableRandom(42), sleeps::add, Clock.fixed(NOW, ZoneOffset.UTC), lost);
+
+        assertThat(client.list("workers")).isEmpty();
     }
 
     @Test

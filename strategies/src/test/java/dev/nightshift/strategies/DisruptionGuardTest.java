@@ -108,6 +108,33 @@ class DisruptionGuardTest {
     }
 
     @Test
+    void aNodeWithAProblemConditionIsRepairedWithoutBudgetAsANotReadyOneIs() {
+        DesiredCluster desired = cluster(pool("web", "maxSurge: 1\nmaxUnavailable: 0"));
+        ObservedNode diskPressure = outdated(desired, "web", "web-1").toBuilder().conditions(List.of(
+                dev.nightshift.strategies.model.NodeCondition.of("Ready", "True", T0.minusSeconds(3600)),
+                dev.nightshift.strategies.model.NodeCondition.of("DiskPressure", "True", T0.minusSeconds(900)))).build();
+        DisruptionGuard guard = new DisruptionGuard(desired, observed(List.of(diskPressure, outdated(desired, "web", "web-2"))), Set.of());
+
+        assertThat(guard.admit(new Step.Repair("web-1", "web", "DiskPressure", T0.minusSeconds(900)))).isEmpty();
+        assertThat(guard.admit(new Step.Drain("web-2", "web"))).as("a healthy node still costs budget").isPresent();
+    }
+
+    @Test
+    void kubeletRestartsGoOneAtATimeWithMaxUnavailableZeroWithoutDrainingAnything() {
+        DesiredCluster desired = cluster(pool("web", "maxSurge: 1\nmaxUnavailable: 0"));
+        var web = desired.pools().get(0);
+        ObservedNode restarting = current(desired, "web", "web-1").toBuilder().kubeletHash(Fixtures.OLD).kubeletRestartAt(T0.minusSeconds(5))
+                .build();
+        DisruptionGuard busy = new DisruptionGuard(desired, observed(List.of(restarting, current(desired, "web", "web-2"))), Set.of());
+        DisruptionGuard idle = new DisruptionGuard(desired, observed(List.of(current(desired, "web", "web-1"),
+                current(desired, "web", "web-2"))), Set.of());
+
+        assertThat(busy.admit(new Step.RestartKubelet("web-2", "web", web))).as("one restart under way").isPresent();
+        assertThat(idle.admit(new Step.RestartKubelet("web-1", "web", web))).isEmpty();
+        assertThat(idle.admit(new Step.RestartKubelet("web-2", "web", web))).as("the second in the same pass").isPresent();
+    }
+
+    @Test
     void surgeMachinesAreBoundedByCountPlusMaxSurgeAndADeletedMachineFreesItsPlace() {
         DesiredCluster desired = cluster(pool("web", "maxSurge: 2\nmaxUnavailable: 0"));
         List<ObservedNode> nodes = IntStream.rangeClosed(1, 4).mapToObj(i -> outdated(desired, "web", "web-" + i)).toList();

@@ -5,6 +5,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.Map;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -190,6 +193,8 @@ public final class AgentMetrics implements AutoCloseable {
                         blockedDrains)) {
                     g.register(List.of(), true);
                 }
+                refusalSeries.values().forEach(registry::remove);
+                refusalSeries.clear();
             }
         }
     }
@@ -242,6 +247,39 @@ public final class AgentMetrics implements AutoCloseable {
     }
 
     /** What one reconcile saw and did. */
+    /** The reasons a guard refuses a step for: the labels of {@code nightshift_steps_refused_total}. */
+    private static final List<String> REFUSAL_REASONS = List.of("unavailable", "surge", "api_server_not_ready");
+
+    /** The refusal counters of the current pools, by (pool, reason); guarded by {@link #poolSeries}. */
+    private final Map<List<String>, Counter> refusalSeries = new HashMap<>();
+
+    /**
+     * Every current pool's refusal series exist from its first reconcile, at 0, so that an alert on their increase has
+     * data to read; a pool gone (or the lease lost) takes its series with it, as its gauges.
+     */
+    private void refusals(ReconcileReport report) {
+        Set<String> pools = report.plan().reports().keySet();
+        refusalSeries.entrySet().removeIf(e -> {
+            boolean gone = !pools.contains(e.getKey().get(0));
+            if (gone) {
+                registry.remove(e.getValue());
+            }
+            return gone;
+        });
+        pools.forEach(pool -> REFUSAL_REASONS.forEach(reason -> refusalSeries.computeIfAbsent(List.of(pool, reason),
+                k -> refused(pool, reason))));
+        for (StepRefusal r : report.refusals()) {
+            refusalSeries.computeIfAbsent(List.of(r.pool(), r.reason()), k -> refused(r.pool(), r.reason())).increment();
+        }
+    }
+
+    private Counter refused(String pool, String reason) {
+        return Counter.builder("nightshift.steps.refused")
+                .description("Steps of a plan a guard refused, not executed: by the pool's promises (unavailable, surge) or"
+                        + " while the API server is not ready (api_server_not_ready); counted at every pass that asks again")
+                .tags("pool", pool, "reason", reason).register(registry);
+    }
+
     public void reconciled(ReconcileReport report) {
         // A histogram, so that p50/p95 come from Prometheus (histogram_quantile) over any window: what a large
         // cluster's reconcile costs, with nothing to do and during a rollout, is read from it.
@@ -270,12 +308,6 @@ public final class AgentMetrics implements AutoCloseable {
         report.providerFailures().keySet().forEach(pool -> Counter.builder("nightshift.pool.provider.failures")
                 .description("Reconciles in which a pool's machine provider failed (listing, settle): the pool was held, the others went on")
                 .tag("pool", pool).register(registry).increment());
-        for (StepRefusal r : report.refusals()) {
-            Counter.builder("nightshift.steps.refused")
-                    .description("Steps of a plan a guard refused, not executed: by the pool's promises (unavailable, surge) or"
-                            + " while the API server is not ready (api_server_not_ready); counted at every pass that asks again")
-                    .tags("pool", r.pool(), "reason", r.reason()).register(registry).increment();
-        }
         for (FinishedDrain d : report.drains()) {
             Timer.builder("nightshift.drain.duration").description("Time from a drain's start until the node was handed on")
                     .tag("pool", d.pool()).serviceLevelObjectives(DRAIN_BUCKETS).register(registry).record(d.took());
@@ -285,6 +317,7 @@ public final class AgentMetrics implements AutoCloseable {
             // the pool series back on a replica standing by.
             if (report.plan() != null && leading.get() == 1) {
                 pools(report);
+                refusals(report);
             }
         }
     }

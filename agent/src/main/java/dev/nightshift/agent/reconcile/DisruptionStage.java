@@ -38,7 +38,7 @@ final class DisruptionStage implements StepGuard.PerPass {
             if (refusal.isPresent()) {
                 return StepGuard.Verdict.refuse(refusal.get().reason().label(), refusal.get().detail());
             }
-            if (DisruptionGuard.disruptive(step) && !(step instanceof Step.CreateMachine)) {
+            if (DisruptionGuard.disruptive(step) && !(step instanceof Step.CreateMachine) && !(step instanceof Step.RestartKubelet)) {
                 started.putIfAbsent(step.target(), now);
             }
             return StepGuard.Verdict.ADMIT;

@@ -10,6 +10,7 @@ import java.util.Set;
 import dev.nightshift.strategies.PoolLimits;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.NodeCondition;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.Step;
@@ -78,13 +79,22 @@ public final class DisruptionGuard {
         return budget.admit(step);
     }
 
-    /** Available: Ready, and no disruption of ours under way; a cordon alone takes nothing away. */
+    /**
+     * Available: Ready, healthy, and no disruption of ours under way; a cordon alone takes nothing away. A node with a
+     * problem condition (DiskPressure, a node-problem detector's KernelDeadlock…) is failing capacity already, as the
+     * NotReady one is: repairing it costs no budget.
+     */
     public static boolean available(ObservedNode n) {
-        return !n.terminating() && n.registered() && n.ready() && n.drainStartedAt().isEmpty() && !n.drained()
-                && n.inPlaceStartedAt().isEmpty() && n.kubeletRestartAt().isEmpty();
+        return !n.terminating() && n.registered() && n.ready() && healthy(n) && n.drainStartedAt().isEmpty() && !n.drained()
+                && n.inPlaceStartedAt().isEmpty();
     }
 
-    /** Whether {@code step} can take capacity away or add a machine. */
+    /** Ready True, and no other condition True: every condition but Ready names a problem when True. */
+    private static boolean healthy(ObservedNode n) {
+        return n.conditions().stream().allMatch(c -> c.type().equals(NodeCondition.READY) ? c.isTrue() : !c.isTrue());
+    }
+
+    /** Whether {@code step} can take capacity away or add a machine; a kubelet restart is bounded apart. */
     public static boolean disruptive(Step step) {
         return step instanceof Step.Drain || step instanceof Step.Repair || step instanceof Step.DeleteMachine
                 || step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet || step instanceof Step.CreateMachine;
@@ -98,6 +108,8 @@ public final class DisruptionGuard {
         private final PoolLimits limits;
         private int machines;
         private final Set<String> available = new HashSet<>();
+        /** Kubelet restarts asked for and not answered yet (the node's kubelet hash not the desired one). */
+        private int restarting;
 
         PoolBudget(DesiredPool desired, List<ObservedNode> nodes, Set<String> alsoUnavailable) {
             this.pool = desired.name();
@@ -112,6 +124,9 @@ public final class DisruptionGuard {
                 if (n.surgeFor().isEmpty() || !live.contains(n.surgeFor().get())) {
                     counted++;
                 }
+                if (n.kubeletRestartAt().isPresent() && !n.kubeletHash().equals(java.util.Optional.of(desired.kubeletHash()))) {
+                    restarting++;
+                }
                 if (available(n) && !alsoUnavailable.contains(n.name())) {
                     available.add(n.name());
                 }
@@ -121,6 +136,16 @@ public final class DisruptionGuard {
         }
 
         Optional<Refusal> admit(Step step) {
+            if (step instanceof Step.RestartKubelet) {
+                // No drain, the pods keep running: at most max(1, maxUnavailable) restarts at a time, as the spec promises.
+                int allowed = Math.max(1, limits.maxUnavailable());
+                if (restarting + 1 > allowed) {
+                    return Optional.of(new Refusal(step, Reason.UNAVAILABLE, pool + " has " + restarting
+                            + " kubelet restarts under way and allows " + allowed + " at a time"));
+                }
+                restarting++;
+                return Optional.empty();
+            }
             if (step instanceof Step.CreateMachine) {
                 if (machines + 1 > count + limits.maxSurge()) {
                     return Optional.of(new Refusal(step, Reason.SURGE, pool + " has " + machines + " machines for a count of " + count

@@ -16,26 +16,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 /** Nodes that ran before Nightshift (no hashes) are adopted, not rolled: what the cluster saw of it. */
 class AdoptionIT {
 
-    private static final String CLUSTER = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: e2e}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            """;
-
-    private static final String POOL = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: WorkerPool
-            metadata: {name: web, cluster: e2e}
-            spec:
-              minimum: 3
-              maximum: 4
-              maxSurge: 1
-              maxUnavailable: 1
-              interval: 0s
-              machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
-            """;
+    /** Rolled by surge or by taking a node out, had adoption mistaken the nodes for outdated ones. */
+    private static final ScenarioSpecs.Pool WEB = ScenarioSpecs.web().with("maximum", "4").with("maxSurge", "1")
+            .with("maxUnavailable", "1").with("interval", "0s");
 
     @TempDir
     Path tmp;
@@ -52,9 +35,7 @@ class AdoptionIT {
                     .withNamespace("shop").endMetadata().withNewSpec().withNodeName("web-" + i).addNewContainer().withName("app")
                     .withImage("app").endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
         }
-        h.work.write("cluster.yaml", CLUSTER);
-        h.work.write("pools/web.yaml", POOL);
-        h.work.commitAndPush("initial");
+        h.push("initial", ScenarioSpecs.CLUSTER, WEB);
         h.kube.clearRequests();
 
         h.startAgent("e2e");

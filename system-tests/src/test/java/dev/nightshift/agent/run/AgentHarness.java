@@ -227,6 +227,30 @@ final class AgentHarness implements AutoCloseable {
         agent.close();
     }
 
+    /** Writes {@code cluster.yaml} and the pool's file and pushes them as one commit; returns the commit. */
+    String push(String message, String cluster, ScenarioSpecs.Pool pool) throws IOException, InterruptedException {
+        work.write("cluster.yaml", cluster);
+        return push(message, pool);
+    }
+
+    /** Writes the pool's file ({@code pools/<name>.yaml}) and pushes it; returns the commit. */
+    String push(String message, ScenarioSpecs.Pool pool) throws IOException, InterruptedException {
+        work.write(pool.file(), pool.yaml());
+        return work.commitAndPush(message);
+    }
+
+    /**
+     * The start most scenarios share: {@code cluster} and {@code pool} pushed as the first commit, the agent started on
+     * cluster {@code e2e} (the cluster of {@link ScenarioSpecs}), and its adoption of the pool's {@code nodes} nodes
+     * awaited, so that later writes are the test's doing. Returns the first commit.
+     */
+    String startAndAdopt(String cluster, ScenarioSpecs.Pool pool, int nodes) throws Exception {
+        String initial = push("initial", cluster, pool);
+        startAgent("e2e");
+        awaitAdopted(pool.name(), nodes);
+        return initial;
+    }
+
     List<Node> nodes(String pool) {
         return kube.client().nodes().withLabel(NodeMarks.POOL, pool).list().getItems();
     }
@@ -288,6 +312,11 @@ final class AgentHarness implements AutoCloseable {
             double expected = before + i;
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> reconciles() >= expected);
         }
+    }
+
+    /** The hash of the spec the node was made or last rolled for; empty on a node not adopted yet. */
+    static String rollHash(Node n) {
+        return annotation(n, NodeMarks.ROLL_HASH);
     }
 
     static String annotation(Node n, String key) {

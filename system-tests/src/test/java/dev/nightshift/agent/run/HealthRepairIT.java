@@ -2,6 +2,7 @@ package dev.nightshift.agent.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,10 +11,14 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -222,20 +227,18 @@ class HealthRepairIT {
                 .noneMatch(r -> r.isWrite() && (r.resourcePath().equals("/api/v1/nodes") || isNodeDelete(r)));
     }
 
-    @Test
-    void withDisableHealthTimeoutAnUnhealthyNodeIsOnlyReported() throws Exception {
-        start(3, "machineControllerManager: {disableHealthTimeout: true}");
-        onlyReported();
+    /** Pools in which health-based repair is off: the spec lines that turn it off. */
+    static Stream<Arguments> repairsOff() {
+        return Stream.of(
+                argumentSet("with disableHealthTimeout", "machineControllerManager: {disableHealthTimeout: true}"),
+                // disableHealthTimeout is left out: the in-place strategies default it to true.
+                argumentSet("in an in-place pool, by default", "updateStrategy: AutoInPlaceUpdate\nmaxSurge: 0\nmaxUnavailable: 1"));
     }
 
-    @Test
-    void inAnInPlacePoolAnUnhealthyNodeIsOnlyReportedByDefault() throws Exception {
-        // disableHealthTimeout is left out: the in-place strategies default it to true.
-        start(3, "updateStrategy: AutoInPlaceUpdate\nmaxSurge: 0\nmaxUnavailable: 1");
-        onlyReported();
-    }
-
-    private void onlyReported() throws Exception {
+    @ParameterizedTest
+    @MethodSource("repairsOff")
+    void anUnhealthyNodeIsOnlyReported(String extra) throws Exception {
+        start(3, extra);
         long createdBefore = nodesCreated();
 
         setCondition("web-2", "DiskPressure", "True", LONG_AGO);

@@ -34,22 +34,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
  */
 class LeaderElectionIT {
 
-    private static final String CLUSTER = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: e2e}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            """;
-    private static final String POOL = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: WorkerPool
-            metadata: {name: web, cluster: e2e}
-            spec:
-              minimum: 3
-              maximum: 6
-              machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
-            """;
+    /** Three unstamped nodes to adopt, with no rollout settings: only who acts is of interest. */
+    private static final ScenarioSpecs.Pool WEB = ScenarioSpecs.web();
 
     @TempDir
     Path tmp;
@@ -60,9 +46,7 @@ class LeaderElectionIT {
     @BeforeEach
     void start() throws Exception {
         harness = new AgentHarness(tmp, "e2e", "web", 3);
-        harness.work.write("cluster.yaml", CLUSTER);
-        harness.work.write("pools/web.yaml", POOL);
-        harness.work.commitAndPush("initial");
+        harness.push("initial", ScenarioSpecs.CLUSTER, WEB);
     }
 
     @AfterEach
@@ -155,8 +139,7 @@ class LeaderElectionIT {
         assertThat(Duration.between(stopping, tookOver)).as("from the leader's close to the standby leading; a lease"
                 + " left to expire takes up to %s", LONG_LEASE).isLessThan(TAKEOVER);
         // The new leader acts: a label change pushed now is propagated by it.
-        harness.work.write("pools/web.yaml", POOL.replace("minimum: 3", "minimum: 3\n  labels: {team: web}"));
-        harness.work.commitAndPush("label the pool");
+        harness.push("label the pool", WEB.with("labels", "{team: web}"));
         other.pollNow();
         await().atMost(Duration.ofSeconds(60)).until(() -> harness.nodes("web").stream()
                 .allMatch(n -> "web".equals(n.getMetadata().getLabels().get("team"))));
@@ -226,8 +209,7 @@ class LeaderElectionIT {
             assertThat(harness.kube.client().leases().inNamespace(Agent.NAMESPACE).withName("nightshift-leader").get().getSpec()
                     .getHolderIdentity()).isEqualTo("replica-a");
             // And it acts again: a label pushed now is propagated.
-            harness.work.write("pools/web.yaml", POOL.replace("minimum: 3", "minimum: 3\n  labels: {team: web}"));
-            harness.work.commitAndPush("label the pool");
+            harness.push("label the pool", WEB.with("labels", "{team: web}"));
             harness.agent.pollNow();
             await().atMost(Duration.ofSeconds(60)).until(() -> harness.nodes("web").stream()
                     .allMatch(n -> "web".equals(n.getMetadata().getLabels().get("team"))));

@@ -29,28 +29,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
  */
 class RestartIT {
 
-    private static final String CLUSTER = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: e2e}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            """;
-
-    private static String pool(String version) {
-        return """
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: e2e}
-                spec:
-                  minimum: 3
-                  maximum: 6
-                  maxSurge: 1
-                  maxUnavailable: 0
-                  interval: 0s
-                  machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                """.formatted(version);
-    }
+    /** Three nodes replaced one at a time, each new one Ready before an old one goes. */
+    private static final ScenarioSpecs.Pool WEB = ScenarioSpecs.web().surgingOneAtATime();
 
     /** Where the agent is stopped, as the cluster and the cloud show it. */
     enum Point {
@@ -96,19 +76,14 @@ class RestartIT {
                     .withNamespace("shop").endMetadata().withNewSpec().withNodeName("web-" + i).addNewContainer().withName("app")
                     .withImage("app").endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
         }
-        h.work.write("cluster.yaml", CLUSTER);
-        h.work.write("pools/web.yaml", pool("1631.0.0"));
-        h.work.commitAndPush("initial");
-        h.startAgent("e2e");
-        h.awaitAdopted("web", 3);
+        h.startAndAdopt(ScenarioSpecs.CLUSTER, WEB, 3);
         h.kube.throttleEvictions(6);
         List<Node> start = h.nodes("web");
         List<String> old = start.stream().map(n -> "/api/v1/nodes/" + n.getMetadata().getName()).toList();
         String oldHash = annotation(start.get(0), NodeMarks.ROLL_HASH);
         h.kube.clearRequests();
 
-        h.work.write("pools/web.yaml", pool("1632.0.0"));
-        h.work.commitAndPush("image bump");
+        h.push("image bump", WEB.withImage("1632.0.0"));
         h.agent.pollNow();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> point.reached.test(h));
         h.stopAgent();

@@ -11,12 +11,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +27,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.git.CommitVerification;
+import dev.nightshift.agent.git.GitWork;
 import dev.nightshift.agent.git.Secret;
 import dev.nightshift.agent.git.SigningKey;
 import dev.nightshift.agent.http.WebhookVerifier;
@@ -41,21 +44,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 class SignedCommitsIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String SPEC = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: e2e}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            ---
-            apiVersion: nightshift.dev/v1alpha1
-            kind: WorkerPool
-            metadata: {name: web, cluster: e2e}
-            spec:
-              minimum: 2
-              maximum: 4
-              machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-            """;
+    /** Pool web: its two nodes, and room for two more. */
+    private static final ScenarioSpecs.Pool WEB = ScenarioSpecs.web().with("minimum", "2").with("maximum", "4");
     /** The image the specs start at, and one that would replace every node. */
     private static final String IMAGE = "1631.0.0";
     private static final String NEWER = "1632.0.0";
@@ -74,6 +64,11 @@ class SignedCommitsIT {
 
     private SigningKey allowed;
 
+    @BeforeEach
+    void startCluster() throws Exception {
+        h = new AgentHarness(tmp, "e2e", "web", 2);
+    }
+
     @AfterEach
     void stopGpgAgents() throws Exception {
         for (String name : new String[] {"allowed-gpg", "unknown-gpg"}) {
@@ -83,19 +78,53 @@ class SignedCommitsIT {
         }
     }
 
-    /** Two nodes adopted at a first commit signed by the allowed SSH key, with {@code verification} in force. */
-    private String startWithSsh(boolean allowRewind) throws Exception {
-        allowed = SigningKey.ssh(tmp.resolve("keys"), "allowed");
-        Path signers = SigningKey.trust(tmp.resolve("allowed_signers"), allowed);
-        return start(CommitVerification.ssh(signers).allowRewind(allowRewind), "main", true);
+    /** Cluster and pool in {@code all.yaml}, the pool at machine image {@code image}. */
+    private static String specs(String image) {
+        return ScenarioSpecs.oneFile(ScenarioSpecs.CLUSTER, WEB.withImage(image));
     }
 
-    private String start(CommitVerification verification, String ref, boolean pushFirst) throws Exception {
-        h = new AgentHarness(tmp, "e2e", "web", 2);
-        h.work.write("all.yaml", SPEC.formatted(IMAGE));
-        String first = pushFirst ? h.work.signedCommitAndPush("initial", allowed) : null;
-        startAgent(verification, ref);
+    /** Verification by the allowed SSH key, which {@code allowed_signers} lists; {@code allowed} is the key. */
+    private CommitVerification trustAllowedSshKey() throws Exception {
+        allowed = SigningKey.ssh(tmp.resolve("keys"), "allowed");
+        return CommitVerification.ssh(SigningKey.trust(tmp.resolve("allowed_signers"), allowed));
+    }
+
+    /** The agent started with SSH verification at a first commit signed by the allowed key; returns that commit. */
+    private String startWithSsh() throws Exception {
+        return start(trustAllowedSshKey());
+    }
+
+    /** The specs at {@link #IMAGE} pushed in a commit signed by the allowed key, then the agent started with {@code verification}. */
+    private String start(CommitVerification verification) throws Exception {
+        String first = pushSigned(IMAGE, "initial");
+        startAgent(verification, "main");
         return first;
+    }
+
+    /** The specs at {@code image} committed with the allowed key's signature and pushed; returns the commit. */
+    private String pushSigned(String image, String message) throws Exception {
+        h.work.write("all.yaml", specs(image));
+        return h.work.signedCommitAndPush(message, allowed);
+    }
+
+    /** How a test commits what it pushes: unsigned, signed by some key, with a forged signature. */
+    @FunctionalInterface
+    private interface Committing {
+        /** Commits the working tree and pushes; returns the commit. */
+        String commitAndPush(GitWork work) throws Exception;
+    }
+
+    /** The specs at {@link #NEWER} committed as {@code committing} does it and pushed; returns the commit. */
+    private String pushNewer(Committing committing) throws Exception {
+        h.work.write("all.yaml", specs(NEWER));
+        return committing.commitAndPush(h.work);
+    }
+
+    /** {@link #pushNewer}, then the agent polls at once rather than at its next interval. */
+    private String pushNewerAndPoll(Committing committing) throws Exception {
+        String pushed = pushNewer(committing);
+        h.agent.pollNow();
+        return pushed;
     }
 
     private void startAgent(CommitVerification verification, String ref) throws Exception {
@@ -109,6 +138,12 @@ class SignedCommitsIT {
     private void awaitApplied(String commit) {
         h.awaitAdopted("web", 2);
         await("the pool record accepts " + commit).atMost(Duration.ofSeconds(60)).until(() -> commit.equals(acceptedCommitInRecord()));
+    }
+
+    /** {@link #awaitApplied}, then the request log starts afresh: what it holds next is the next commit's doing. */
+    private void awaitAppliedThenClearRequests(String commit) {
+        awaitApplied(commit);
+        h.kube.clearRequests();
     }
 
     private String acceptedCommitInRecord() {
@@ -146,12 +181,10 @@ class SignedCommitsIT {
 
     @Test
     void aCommitSignedByAnAllowedSshKeyIsApplied() throws Exception {
-        String first = startWithSsh(false);
+        String first = startWithSsh();
         awaitApplied(first);
 
-        h.work.write("all.yaml", SPEC.formatted(NEWER));
-        String bumped = h.work.signedCommitAndPush("newer image", allowed);
-        h.agent.pollNow();
+        String bumped = pushNewerAndPoll(work -> work.signedCommitAndPush("newer image", allowed));
 
         awaitApplied(bumped);
         JsonNode verification = status().path("commitVerification");
@@ -163,106 +196,91 @@ class SignedCommitsIT {
 
     @Test
     void anUnsignedCommitIsRefusedAndTouchesNothing() throws Exception {
-        String first = startWithSsh(false);
-        awaitApplied(first);
-        h.kube.clearRequests();
+        String first = startWithSsh();
+        awaitAppliedThenClearRequests(first);
 
-        h.work.write("all.yaml", SPEC.formatted(NEWER));
-        String unsigned = h.work.commitAndPush("newer image, unsigned");
-        h.agent.pollNow();
+        String unsigned = pushNewerAndPoll(work -> work.commitAndPush("newer image, unsigned"));
 
         assertRefusedAndNothingTouched(unsigned, first, "it is not signed");
     }
 
     @Test
     void aCommitSignedByAKeyNotAllowedIsRefusedAndTouchesNothing() throws Exception {
-        String first = startWithSsh(false);
-        awaitApplied(first);
-        h.kube.clearRequests();
+        String first = startWithSsh();
+        awaitAppliedThenClearRequests(first);
 
         SigningKey stranger = SigningKey.ssh(tmp.resolve("keys"), "stranger");
-        h.work.write("all.yaml", SPEC.formatted(NEWER));
-        String unknown = h.work.signedCommitAndPush("newer image, signed by a stranger", stranger);
-        h.agent.pollNow();
+        String unknown = pushNewerAndPoll(work -> work.signedCommitAndPush("newer image, signed by a stranger", stranger));
 
         assertRefusedAndNothingTouched(unknown, first, "which " + tmp.resolve("allowed_signers") + " does not allow");
     }
 
     @Test
     void aSignatureCopiedFromAnotherCommitIsRefusedAndTouchesNothing() throws Exception {
-        String first = startWithSsh(false);
-        awaitApplied(first);
-        h.kube.clearRequests();
+        String first = startWithSsh();
+        awaitAppliedThenClearRequests(first);
 
-        h.work.write("all.yaml", SPEC.formatted(NEWER));
-        String forged = h.work.forgedCommitAndPush(first, "newer image, with the first commit's signature");
+        String forged = pushNewerAndPoll(work -> work.forgedCommitAndPush(first, "newer image, with the first commit's signature"));
         assertThat(h.work.git("cat-file", "commit", forged)).contains("-----BEGIN SSH SIGNATURE-----");
-        h.agent.pollNow();
 
         assertRefusedAndNothingTouched(forged, first, "is bad");
     }
 
-    @Test
-    void aSignedRewindIsRefusedAndTouchesNothing() throws Exception {
-        allowed = SigningKey.ssh(tmp.resolve("keys"), "allowed");
-        CommitVerification verification = CommitVerification.ssh(SigningKey.trust(tmp.resolve("allowed_signers"), allowed));
-        h = new AgentHarness(tmp, "e2e", "web", 2);
-        h.work.write("all.yaml", SPEC.formatted(OLDER));
-        String old = h.work.signedCommitAndPush("an old image", allowed);
-        h.work.write("all.yaml", SPEC.formatted(IMAGE));
-        String current = h.work.signedCommitAndPush("the current image", allowed);
+    /** Two commits signed by the allowed key, an old image and then the current one; the current one applied. */
+    private record History(String old, String current) {
+    }
+
+    private History startAtTheSecondOfTwoSignedCommits(boolean allowRewind) throws Exception {
+        CommitVerification verification = trustAllowedSshKey().allowRewind(allowRewind);
+        String old = pushSigned(OLDER, "an old image");
+        String current = pushSigned(IMAGE, "the current image");
         startAgent(verification, "main");
         awaitApplied(current);
+        return new History(old, current);
+    }
+
+    @Test
+    void aSignedRewindIsRefusedAndTouchesNothing() throws Exception {
+        History history = startAtTheSecondOfTwoSignedCommits(false);
         h.kube.clearRequests();
 
-        h.work.forcePush(old);
+        h.work.forcePush(history.old());
         h.agent.pollNow();
 
-        assertRefusedAndNothingTouched(old, current, "it does not descend from commit " + current);
-        assertThat(status().path("commitVerification").path("rewoundFrom").asText()).isEqualTo(current);
+        assertRefusedAndNothingTouched(history.old(), history.current(), "it does not descend from commit " + history.current());
+        assertThat(status().path("commitVerification").path("rewoundFrom").asText()).isEqualTo(history.current());
     }
 
     @Test
     void aSignedRewindIsAppliedAndReportedWithAllowRewind() throws Exception {
-        allowed = SigningKey.ssh(tmp.resolve("keys"), "allowed");
-        CommitVerification verification = CommitVerification.ssh(SigningKey.trust(tmp.resolve("allowed_signers"), allowed))
-                .allowRewind(true);
-        h = new AgentHarness(tmp, "e2e", "web", 2);
-        h.work.write("all.yaml", SPEC.formatted(OLDER));
-        String old = h.work.signedCommitAndPush("an old image", allowed);
-        h.work.write("all.yaml", SPEC.formatted(IMAGE));
-        String current = h.work.signedCommitAndPush("the current image", allowed);
-        startAgent(verification, "main");
-        awaitApplied(current);
+        History history = startAtTheSecondOfTwoSignedCommits(true);
 
-        h.work.forcePush(old);
+        h.work.forcePush(history.old());
         h.agent.pollNow();
 
-        await("the rewind applied").atMost(Duration.ofSeconds(60)).until(() -> old.equals(acceptedCommitInRecord()));
+        await("the rewind applied").atMost(Duration.ofSeconds(60)).until(() -> history.old().equals(acceptedCommitInRecord()));
         JsonNode verified = status().path("commitVerification");
         assertThat(verified.path("verified").asBoolean()).isTrue();
-        assertThat(verified.path("rewoundFrom").asText()).isEqualTo(current);
-        assertThat(verified.path("notice").asText()).contains("does not descend from commit " + current).contains("allowRewind");
+        assertThat(verified.path("rewoundFrom").asText()).isEqualTo(history.current());
+        assertThat(verified.path("notice").asText()).contains("does not descend from commit " + history.current())
+                .contains("allowRewind");
     }
 
     @Test
     void withATagAsRefAnUnsignedCommitIsRefusedThoughTheTagIsSigned() throws Exception {
-        allowed = SigningKey.ssh(tmp.resolve("keys"), "allowed");
-        CommitVerification verification = CommitVerification.ssh(SigningKey.trust(tmp.resolve("allowed_signers"), allowed));
-        h = new AgentHarness(tmp, "e2e", "web", 2);
-        h.work.write("all.yaml", SPEC.formatted(IMAGE));
-        String first = h.work.signedCommitAndPush("initial", allowed);
+        CommitVerification verification = trustAllowedSshKey();
+        String first = pushSigned(IMAGE, "initial");
         h.work.signedTagAndPush("release", allowed);
         startAgent(verification, "release");
-        awaitApplied(first);
-        h.kube.clearRequests();
+        awaitAppliedThenClearRequests(first);
 
-        h.work.write("all.yaml", SPEC.formatted(NEWER));
-        String unsigned = h.work.commitAndPush("newer image, unsigned");
-        h.work.signedTagAndPush("release", allowed);
-        // The tag's own signature is good (git says so, or this fails): only the commit's is missing.
-        h.work.git("-c", "gpg.ssh.allowedSignersFile=" + tmp.resolve("allowed_signers"), "tag", "-v", "release");
-        h.agent.pollNow();
+        String unsigned = pushNewerAndPoll(work -> {
+            String commit = work.commitAndPush("newer image, unsigned");
+            work.signedTagAndPush("release", allowed);
+            // The tag's own signature is good (git says so, or this fails): only the commit's is missing.
+            work.git("-c", "gpg.ssh.allowedSignersFile=" + tmp.resolve("allowed_signers"), "tag", "-v", "release");
+            return commit;
+        });
 
         assertRefusedAndNothingTouched(unsigned, first, "it is not signed");
     }
@@ -273,14 +291,11 @@ class SignedCommitsIT {
         SigningKey other = SigningKey.gpg(tmp.resolve("keys"), "unknown-gpg");
         // The other key is in the file too, but its fingerprint is not listed.
         Path keys = SigningKey.trust(tmp.resolve("keys.asc"), allowed, other);
-        String first = start(CommitVerification.gpg(keys, java.util.List.of(allowed.id())), "main", true);
-        awaitApplied(first);
+        String first = start(CommitVerification.gpg(keys, List.of(allowed.id())));
+        awaitAppliedThenClearRequests(first);
         assertThat(status().path("commitVerification").path("signer").asText()).contains(allowed.id());
-        h.kube.clearRequests();
 
-        h.work.write("all.yaml", SPEC.formatted(NEWER));
-        String unknown = h.work.signedCommitAndPush("newer image, signed by a key not listed", other);
-        h.agent.pollNow();
+        String unknown = pushNewerAndPoll(work -> work.signedCommitAndPush("newer image, signed by a key not listed", other));
 
         assertRefusedAndNothingTouched(unknown, first, "signed by OpenPGP key " + other.id() + ", which git.verify.fingerprints does not list");
     }
@@ -288,36 +303,27 @@ class SignedCommitsIT {
     @Test
     void aGpgSignatureOverDifferentContentIsRefused() throws Exception {
         allowed = SigningKey.gpg(tmp.resolve("keys"), "allowed-gpg");
-        String first = start(CommitVerification.gpg(SigningKey.trust(tmp.resolve("keys.asc"), allowed),
-                java.util.List.of(allowed.id())), "main", true);
-        awaitApplied(first);
-        h.kube.clearRequests();
+        String first = start(CommitVerification.gpg(SigningKey.trust(tmp.resolve("keys.asc"), allowed), List.of(allowed.id())));
+        awaitAppliedThenClearRequests(first);
 
-        h.work.write("all.yaml", SPEC.formatted(NEWER));
-        String forged = h.work.forgedCommitAndPush(first, "newer image, with the first commit's signature");
-        h.agent.pollNow();
+        String forged = pushNewerAndPoll(work -> work.forgedCommitAndPush(first, "newer image, with the first commit's signature"));
 
         assertRefusedAndNothingTouched(forged, first, "is bad: it does not match the commit's content");
     }
 
     @Test
     void theWebhookPollRefusesAnUnsignedCommitToo() throws Exception {
-        allowed = SigningKey.ssh(tmp.resolve("keys"), "allowed");
-        CommitVerification verification = CommitVerification.ssh(SigningKey.trust(tmp.resolve("allowed_signers"), allowed));
-        h = new AgentHarness(tmp, "e2e", "web", 2);
-        h.work.write("all.yaml", SPEC.formatted(IMAGE));
-        String first = h.work.signedCommitAndPush("initial", allowed);
+        CommitVerification verification = trustAllowedSshKey();
+        String first = pushSigned(IMAGE, "initial");
         Path secret = Files.writeString(tmp.resolve("webhook-secret"), "hook-secret-5e1f");
         // Polls once an hour: only the hook makes the agent look again.
         h.startAgent("e2e", config -> {
             AgentConfig hourly = TestAgentConfig.of(config.git().url().orElseThrow(), "e2e", Duration.ofHours(1), config.cacheDir());
             return hourly.with(hourly.git().verified(verification)).with(AgentConfig.Webhook.secretFile(secret));
         });
-        awaitApplied(first);
-        h.kube.clearRequests();
+        awaitAppliedThenClearRequests(first);
 
-        h.work.write("all.yaml", SPEC.formatted(NEWER));
-        String unsigned = h.work.commitAndPush("newer image, unsigned");
+        String unsigned = pushNewer(work -> work.commitAndPush("newer image, unsigned"));
         byte[] payload = "{\"ref\":\"refs/heads/main\"}".getBytes(StandardCharsets.UTF_8);
         HttpResponse<String> hook = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + h.agent.httpPort() + "/hooks/git"))

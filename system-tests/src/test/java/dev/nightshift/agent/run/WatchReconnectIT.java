@@ -25,23 +25,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
  */
 class WatchReconnectIT {
 
-    private static final String CLUSTER = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: e2e}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            """;
-    private static final String POOL = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: WorkerPool
-            metadata: {name: web, cluster: e2e}
-            spec:
-              minimum: 3
-              maximum: 6
-              machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
-            """;
-
     @TempDir
     Path tmp;
 
@@ -65,9 +48,7 @@ class WatchReconnectIT {
     @Test
     void afterEveryConnectionIsCutTheAgentStillSeesTheCluster() throws Exception {
         h = new AgentHarness(tmp, "e2e", "web", 3);
-        h.work.write("cluster.yaml", CLUSTER);
-        h.work.write("pools/web.yaml", POOL);
-        h.work.commitAndPush("initial");
+        h.push("initial", ScenarioSpecs.CLUSTER, ScenarioSpecs.web());
         proxy = new SeveringProxy(h.kube.port());
         throughProxy = new KubernetesClientBuilder().withConfig(new ConfigBuilder(h.kube.config())
                 .withMasterUrl("http://127.0.0.1:" + proxy.port()).build()).build();

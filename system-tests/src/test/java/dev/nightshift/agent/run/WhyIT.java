@@ -31,29 +31,9 @@ class WhyIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static final String CLUSTER = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: e2e}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            """;
-
-    private static String pool(String version) {
-        return """
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: e2e}
-                spec:
-                  minimum: 3
-                  maximum: 6
-                  maxSurge: 1
-                  maxUnavailable: 0
-                  interval: 0s
-                  machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                  machineControllerManager: {onEvictionBlocked: Wait}
-                """.formatted(version);
-    }
+    /** Replaced one node at a time; a drain a budget blocks waits, and says so, rather than deleting the pod. */
+    private static final ScenarioSpecs.Pool WEB = ScenarioSpecs.web().surgingOneAtATime()
+            .with("machineControllerManager", "{onEvictionBlocked: Wait}");
 
     @TempDir
     Path tmp;
@@ -92,11 +72,7 @@ class WhyIT {
 
     private void start(int nodes) throws Exception {
         h = new AgentHarness(tmp, "e2e", "web", nodes);
-        h.work.write("cluster.yaml", CLUSTER);
-        h.work.write("pools/web.yaml", pool("1631.0.0"));
-        h.work.commitAndPush("initial");
-        h.startAgent("e2e");
-        h.awaitAdopted("web", nodes);
+        h.startAndAdopt(ScenarioSpecs.CLUSTER, WEB, nodes);
         // Fully current at 1631.0.0 once the agent says so: the spec a later target's reasons start from.
         await().atMost(Duration.ofSeconds(30)).until(() -> h.kube.client().configMaps().inNamespace(Agent.NAMESPACE)
                 .withName("nightshift-pool-web").get().getData().containsKey("fullyCurrentPool"));
@@ -107,8 +83,7 @@ class WhyIT {
         start(3);
         List<String> old = h.nodes("web").stream().map(n -> n.getMetadata().getName()).toList();
 
-        h.work.write("pools/web.yaml", pool("1632.0.0"));
-        String bump = h.work.commitAndPush("image bump");
+        String bump = h.push("image bump", WEB.withImage("1632.0.0"));
         await().atMost(Duration.ofSeconds(120)).until(() -> h.nodes("web").size() == 3
                 && h.nodes("web").stream().map(n -> n.getMetadata().getName()).noneMatch(old::contains)
                 && webStatus().path("phase").asText().equals("CURRENT"));
@@ -140,13 +115,11 @@ class WhyIT {
                 .withMaxUnavailable(new IntOrString(0)).withNewSelector().addToMatchLabels("app", "db").endSelector().endSpec()
                 .build()).create();
 
-        h.work.write("pools/web.yaml", pool("1632.0.0"));
-        String b = h.work.commitAndPush("to 1632");
+        String b = h.push("to 1632", WEB.withImage("1632.0.0"));
         await().atMost(Duration.ofSeconds(60)).until(() -> webStatus().path("blockedDrains").size() > 0);
         assertImageReason(webStatus().path("target"), b, "1631.0.0", "1632.0.0");
 
-        h.work.write("pools/web.yaml", pool("1633.0.0"));
-        String c = h.work.commitAndPush("to 1633");
+        String c = h.push("to 1633", WEB.withImage("1633.0.0"));
         await().atMost(Duration.ofSeconds(60)).until(() -> webStatus().path("target").path("revision").asText().equals(c));
         assertImageReason(webStatus().path("target"), c, "1631.0.0", "1633.0.0");
         Node held = h.kube.client().nodes().withName("web-1").get();

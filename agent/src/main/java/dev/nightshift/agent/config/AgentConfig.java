@@ -1,13 +1,17 @@
 package dev.nightshift.agent.config;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
 import dev.nightshift.agent.git.GitSourceConfig;
+import dev.nightshift.agent.git.Secret;
+import dev.nightshift.agent.provider.http.MachineApiEndpoint;
 import dev.nightshift.strategies.ValidationStreak;
 
 /**
@@ -52,6 +56,17 @@ public record AgentConfig(
         public static final Git DEFAULT = new Git(Optional.empty(), "main", "", Duration.ofSeconds(60),
                 GitSourceConfig.DEFAULT_TIMEOUT, Optional.empty(), Auth.NONE);
 
+        /**
+         * @throws IllegalArgumentException when the URL carries credentials (a token or password before an
+         *                                  {@code @}), which JGit would repeat into the log and {@code /status};
+         *                                  the message never repeats them
+         */
+        public Git {
+            url.flatMap(GitSourceConfig::credentialsInUrl).ifPresent(why -> {
+                throw new IllegalArgumentException("the repository URL (git.url, --repo) " + why);
+            });
+        }
+
         /** Without {@code git.verify}. */
         public Git(Optional<URI> url, String ref, String path, Duration pollInterval, Duration timeout, Optional<Path> caFile,
                    Auth auth) {
@@ -94,9 +109,50 @@ public record AgentConfig(
     public record Webhook(Optional<Path> secretFile, Optional<String> secretEnv) {
 
         public static final Webhook NONE = new Webhook(Optional.empty(), Optional.empty());
+        /**
+         * The shortest secret taken: anyone who knows or guesses the secret can make the agent poll at
+         * will, and an empty one would let an empty {@code X-Gitlab-Token} in, or HMACs anyone can compute.
+         * GitHub's and GitLab's own advice is a long random string ({@code openssl rand -hex 32}).
+         */
+        public static final int MIN_SECRET_BYTES = 16;
 
         public static Webhook secretFile(Path file) {
             return new Webhook(Optional.of(file), Optional.empty());
+        }
+
+        /**
+         * The secret, read from its file or environment variable; empty when none is configured (then
+         * {@code /hooks/git} is not served).
+         *
+         * @throws IllegalArgumentException when the configured secret is missing, empty or shorter than
+         *                                  {@link #MIN_SECRET_BYTES} (surrounding white space, such as a
+         *                                  trailing newline, dropped); the message names the file or the
+         *                                  variable, never the content
+         * @throws IOException              when the file cannot be read
+         */
+        public Optional<Secret> secret(Map<String, String> environment) throws IOException {
+            if (secretFile.isPresent()) {
+                return Optional.of(checked(Secret.fromFile(secretFile.get()), "webhook.secretFile " + secretFile.get()));
+            }
+            if (secretEnv.isPresent()) {
+                String where = "webhook.secretEnv " + secretEnv.get();
+                return Optional.of(checked(Secret.fromEnvironment(environment, secretEnv.get())
+                        .orElseThrow(() -> new IllegalArgumentException(where + ": the variable is not set or empty")), where));
+            }
+            return Optional.empty();
+        }
+
+        private static Secret checked(Secret secret, String where) {
+            int bytes = secret.byteLength();
+            if (bytes == 0) {
+                throw new IllegalArgumentException(where + ": the webhook secret is empty; give at least " + MIN_SECRET_BYTES
+                        + " bytes, e.g. openssl rand -hex 32");
+            }
+            if (bytes < MIN_SECRET_BYTES) {
+                throw new IllegalArgumentException(where + ": the webhook secret is " + bytes + " bytes long; give at least "
+                        + MIN_SECRET_BYTES + ", e.g. openssl rand -hex 32");
+            }
+            return secret;
         }
     }
 
@@ -154,6 +210,13 @@ public record AgentConfig(
 
             public static final java.time.Duration DEFAULT_TIMEOUT = java.time.Duration.ofSeconds(30);
             public static final Http DEFAULT = new Http(Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_TIMEOUT);
+
+            /** @throws IllegalArgumentException when the URL is plain {@code http://} to a host that is not loopback: the token would travel in clear */
+            public Http {
+                url.flatMap(MachineApiEndpoint::tokenInClear).ifPresent(why -> {
+                    throw new IllegalArgumentException("provider.http.url (--machine-api-url): " + why);
+                });
+            }
 
             public Http withUrl(java.net.URI other) {
                 return new Http(Optional.of(other), tokenFile, caFile, timeout);

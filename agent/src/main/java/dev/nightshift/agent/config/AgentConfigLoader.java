@@ -16,7 +16,9 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.nightshift.agent.git.CommitVerification;
+import dev.nightshift.agent.git.GitSourceConfig;
 import dev.nightshift.agent.nodeupdate.JobSettings;
+import dev.nightshift.agent.provider.http.MachineApiEndpoint;
 import dev.nightshift.agent.provider.capi.InfrastructureMapping;
 import dev.nightshift.spec.model.DurationText;
 import dev.nightshift.spec.yaml.Fields;
@@ -146,7 +148,11 @@ public final class AgentConfigLoader {
 
     /** {@code git:} and its {@code auth:}. */
     private static AgentConfig.Git git(Fields git, Fields auth, AgentConfig.Git d) {
-        Optional<URI> url = git.string("url").flatMap(u -> uri(git, "url", u));
+        Optional<URI> url = git.string("url").flatMap(u -> uri(git, "url", u)).filter(u -> {
+            Optional<String> credentials = GitSourceConfig.credentialsInUrl(u);
+            credentials.ifPresent(why -> git.error("url", git.take("url").orElseThrow(), why));
+            return credentials.isEmpty();
+        });
         String ref = git.string("ref").orElse(d.ref());
         String path = git.string("path").orElse(d.path());
         Duration pollInterval = duration(git, "pollInterval").orElse(d.pollInterval());
@@ -291,7 +297,9 @@ public final class AgentConfigLoader {
             } else if (parsed.isEmpty()) {
                 http.error("url", http.take("url").orElseThrow(), "must be an http:// or https:// URL with a host, got \"" + text + "\"");
             }
-            return parsed;
+            Optional<String> inClear = parsed.flatMap(MachineApiEndpoint::tokenInClear);
+            inClear.ifPresent(why -> http.error("url", http.take("url").orElseThrow(), why));
+            return parsed.filter(u -> inClear.isEmpty());
         });
         Duration timeout = duration(http, "timeout").filter(v -> atLeast(http, "timeout", v, Duration.ofSeconds(1)))
                 .orElse(d.timeout());
@@ -300,7 +308,11 @@ public final class AgentConfigLoader {
                 timeout);
     }
 
-    /** An http(s) URL with a host and without user info (the token goes in a file, never in the URL). */
+    /**
+     * An http(s) URL with a host and without user info (the token goes in a file, never in the URL).
+     * Whether plain {@code http://} may carry the token there is another question, answered by
+     * {@link MachineApiEndpoint#tokenInClear} and asked when the URL is set ({@link AgentConfig.Provider.Http}).
+     */
     public static Optional<URI> machineApiUrl(String text) {
         try {
             URI uri = new URI(text);

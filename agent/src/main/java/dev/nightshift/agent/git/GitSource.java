@@ -300,6 +300,12 @@ public final class GitSource implements AutoCloseable {
                         + "give that CA's certificate in PEM with git.caFile (--git-ca-file)");
     }
 
+    /** The repository, ref and path, without user info: how the log names the source. */
+    @Override
+    public String toString() {
+        return config.describe();
+    }
+
     @Override
     public void close() {
         local.close();

@@ -33,10 +33,9 @@ public record GitSourceConfig(URI url, String ref, String path, GitCredentials c
         if (!scheme.matches("https|http|ssh|git|file")) {
             throw new IllegalArgumentException("repository URL must be https://, ssh://, git:// or file://, got " + redacted(url));
         }
-        if (url.getUserInfo() != null && url.getUserInfo().contains(":")) {
-            throw new IllegalArgumentException("the repository URL must not carry a password or token: give it in a file or "
-                    + "an environment variable (" + redacted(url) + ")");
-        }
+        credentialsInUrl(url).ifPresent(why -> {
+            throw new IllegalArgumentException("the repository URL (git.url, --repo) " + why);
+        });
         if (ref.isBlank()) {
             throw new IllegalArgumentException("a branch, tag or commit is needed");
         }
@@ -75,12 +74,36 @@ public record GitSourceConfig(URI url, String ref, String path, GitCredentials c
         return COMMIT.matcher(ref).matches();
     }
 
+    /**
+     * Why {@code url} may not name a repository because it carries credentials, or empty. Whatever is
+     * before an {@code @} in an {@code https://} URL is a token or a user and password (JGit would then
+     * repeat it in every message, into the log and {@code /status}); in an {@code ssh://} URL it is the
+     * user's name ({@code ssh://git@host/…}), which is allowed, but not with a password. The reason never
+     * repeats the URL's user info.
+     */
+    public static Optional<String> credentialsInUrl(URI url) {
+        String authority = url.getRawAuthority();
+        int at = authority == null ? -1 : authority.lastIndexOf('@');
+        if (at < 0) {
+            return Optional.empty();
+        }
+        boolean ssh = "ssh".equalsIgnoreCase(url.getScheme());
+        if (ssh && authority.substring(0, at).indexOf(':') < 0) {
+            return Optional.empty();
+        }
+        return Optional.of("must not carry " + (ssh ? "a password" : "credentials before an @") + " (" + redacted(url)
+                + "): credentials come from files: git.auth.tokenFile (or tokenEnv) and git.auth.user for https://,"
+                + " git.auth.sshKeyFile for ssh://");
+    }
+
     /** The URL with any user info removed, for messages. */
     public static String redacted(URI url) {
-        if (url.getUserInfo() == null) {
+        String authority = url.getRawAuthority();
+        int at = authority == null ? -1 : authority.lastIndexOf('@');
+        if (at < 0) {
             return url.toString();
         }
-        return url.toString().replace(url.getRawUserInfo() + "@", "");
+        return url.toString().replace(authority, authority.substring(at + 1));
     }
 
     public String describe() {

@@ -27,6 +27,11 @@ public final class Secret {
         return Optional.ofNullable(environment.get(variable)).filter(v -> !v.isBlank()).map(v -> new Secret(v.strip()));
     }
 
+    /** How long the secret is, in UTF-8 bytes: what a check of its strength may know of it. */
+    public int byteLength() {
+        return value.getBytes(StandardCharsets.UTF_8).length;
+    }
+
     /** Only for handing to the library that authenticates; never log the result. */
     public String reveal() {
         return value;

@@ -30,6 +30,11 @@ public final class WebhookVerifier {
 
     /** Empty when the call is authentic; otherwise why not (for the log, never with the payload). */
     public Optional<String> rejection(Optional<String> githubSignature, Optional<String> gitlabToken, byte[] body) {
+        if (secret.reveal().isEmpty()) {
+            // The agent refuses an empty secret at start; should one come here anyway, an empty token would
+            // match it and anyone can compute an HMAC with an empty key: nothing is authentic.
+            return Optional.of("no webhook secret is configured");
+        }
         if (githubSignature.isPresent()) {
             String header = githubSignature.get().trim();
             if (!header.startsWith("sha256=")) {
@@ -44,6 +49,9 @@ public final class WebhookVerifier {
             return MessageDigest.isEqual(hmac(body), given) ? Optional.empty() : Optional.of("signature does not match");
         }
         if (gitlabToken.isPresent()) {
+            if (gitlabToken.get().isEmpty()) {
+                return Optional.of(GITLAB_TOKEN + " is empty");
+            }
             byte[] given = gitlabToken.get().getBytes(StandardCharsets.UTF_8);
             byte[] expected = secret.reveal().getBytes(StandardCharsets.UTF_8);
             return MessageDigest.isEqual(expected, given) ? Optional.empty() : Optional.of("token does not match");

@@ -139,6 +139,8 @@ public final class Agent implements AutoCloseable {
 
     public void start() throws Exception {
         String cluster = config.cluster().orElseThrow(() -> new IllegalArgumentException("the cluster to manage is not set"));
+        // Read first: a missing, empty or short webhook secret fails the start before anything runs.
+        Optional<Secret> webhookSecret = config.webhook().secret(System.getenv());
         config.provider().flatMap(config.nodeUpdates()::refusal).ifPresent(why -> {
             throw new IllegalArgumentException("nodeUpdates.type: " + why);
         });
@@ -228,7 +230,7 @@ public final class Agent implements AutoCloseable {
         http.handle("/readyz", new TextHandler(this::readiness));
         http.handle("/status", new TextHandler(() -> new TextHandler.Response(200, "application/json", status())));
         http.handle("/metrics", new MetricsHandler(metrics));
-        webhookSecret(config.webhook()).ifPresent(secret -> http.handle("/hooks/git",
+        webhookSecret.ifPresent(secret -> http.handle("/hooks/git",
                 new GitWebhookHandler(new WebhookVerifier(secret), scheduler::pollNow)));
         http.start();
         scheduler.schedulePolling(git.pollInterval(), 0.1, this::poll);
@@ -364,13 +366,6 @@ public final class Agent implements AutoCloseable {
             return new GitCredentials.HttpsToken(auth.user().orElse("git"), token.get());
         }
         return new GitCredentials.None();
-    }
-
-    private static Optional<Secret> webhookSecret(AgentConfig.Webhook webhook) throws IOException {
-        if (webhook.secretFile().isPresent()) {
-            return Optional.of(Secret.fromFile(webhook.secretFile().get()));
-        }
-        return webhook.secretEnv().flatMap(v -> Secret.fromEnvironment(System.getenv(), v));
     }
 
     /**

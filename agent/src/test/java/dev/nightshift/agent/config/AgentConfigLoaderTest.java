@@ -1,6 +1,7 @@
 package dev.nightshift.agent.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.URI;
@@ -137,6 +138,64 @@ class AgentConfigLoaderTest {
     }
 
     @Test
+    void aGitUrlCarryingATokenOrAPasswordIsRefusedAtItsLineWithoutRepeatingIt() {
+        assertThat(loader.parse("agent.yaml", "git: {url: \"https://ghp_t0k3n@github.com/example/clusters.git\"}\n").errors())
+                .containsExactly("agent.yaml:1:12: git.url: must not carry credentials before an @ (https://github.com/example/clusters.git):"
+                        + " credentials come from files: git.auth.tokenFile (or tokenEnv) and git.auth.user for https://,"
+                        + " git.auth.sshKeyFile for ssh://");
+        assertThat(loader.parse("agent.yaml", "git:\n  url: https://nightshift:hunter2@git.example.com/c.git\n").errors())
+                .singleElement().asString().startsWith("agent.yaml:2:8: git.url: must not carry credentials")
+                .doesNotContain("hunter2").doesNotContain("nightshift:");
+        assertThat(loader.parse("agent.yaml", "git:\n  url: ssh://git:hunter2@git.example.com/c.git\n").errors())
+                .singleElement().asString().contains("git.url: must not carry a password").doesNotContain("hunter2");
+    }
+
+    @Test
+    void anSshUrlMayNameItsUser() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                git:
+                  url: ssh://git@git.example.com/c.git
+                  auth: {sshKeyFile: /k, knownHostsFile: /h}
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().git().url()).contains(URI.create("ssh://git@git.example.com/c.git"));
+    }
+
+    @Test
+    void aRepositoryFlagCarryingATokenIsRefusedWithoutRepeatingIt() {
+        AgentConfig.Overrides repo = new AgentConfig.Overrides(Optional.of(URI.create("https://ghp_t0k3n@github.com/example/c.git")),
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+
+        assertThatThrownBy(() -> AgentConfig.DEFAULTS.with(repo)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("the repository URL (git.url, --repo) must not carry credentials before an @"
+                        + " (https://github.com/example/c.git): credentials come from files")
+                .message().doesNotContain("ghp_t0k3n");
+    }
+
+    @Test
+    void aMachineApiUrlOfPlainHttpToAHostThatIsNotLoopbackIsRefusedAtItsLine() {
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: http\n  http: {url: \"http://machines.example.com:9500\"}\n").errors())
+                .containsExactly("agent.yaml:3:15: provider.http.url: machine API URL http://machines.example.com:9500 is plain"
+                        + " http:// to a host that is not loopback: the bearer token would cross the network in clear; use https://"
+                        + " (provider.http.caFile for a private CA), or http:// only to 127.0.0.0/8, ::1 or localhost");
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: http\n  http: {url: \"http://127.0.0.1:9500\"}\n").errors()).isEmpty();
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: http\n  http: {url: \"http://localhost:9500\"}\n").errors()).isEmpty();
+    }
+
+    @Test
+    void aMachineApiUrlFlagOfPlainHttpToAHostThatIsNotLoopbackIsRefused() {
+        // As run does with --machine-api-url.
+        AgentConfig.Provider.Http settings = AgentConfig.Provider.Http.DEFAULT;
+
+        assertThatThrownBy(() -> settings.withUrl(URI.create("http://machines.example.com:9500")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("provider.http.url (--machine-api-url): machine API URL http://machines.example.com:9500 is"
+                        + " plain http:// to a host that is not loopback");
+        assertThat(settings.withUrl(URI.create("http://127.0.0.1:9500")).url()).contains(URI.create("http://127.0.0.1:9500"));
+    }
+
+    @Test
     void theHttpProviderReadsItsUrlTokenFileCaFileAndTimeout() {
         AgentConfigLoader.Result r = loader.parse("agent.yaml", """
                 provider:
@@ -168,7 +227,7 @@ class AgentConfigLoaderTest {
                 .singleElement().asString().startsWith("agent.yaml:3:19: provider.http.timeout:");
         assertThat(loader.parse("agent.yaml", "provider:\n  type: http\n  http: {token: abc}\n").errors())
                 .singleElement().asString().startsWith("agent.yaml:3:10: provider.http.token: secrets are never written in the configuration");
-        assertThat(loader.parse("agent.yaml", "provider:\n  type: simulated\n  http: {url: \"http://x\"}\n").errors())
+        assertThat(loader.parse("agent.yaml", "provider:\n  type: simulated\n  http: {url: \"http://127.0.0.1\"}\n").errors())
                 .containsExactly("agent.yaml:3:9: provider.http: is for provider type http, not simulated");
     }
 

@@ -41,6 +41,27 @@ class GitSourceConfigTest {
     }
 
     @Test
+    void aRepositoryUrlCarryingATokenOrAPasswordIsRefusedWithoutRepeatingIt() {
+        assertThatThrownBy(() -> config("https://ghp_t0k3n@github.com/example/c.git", Optional.empty()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the repository URL (git.url, --repo) must not carry credentials before an @"
+                        + " (https://github.com/example/c.git): credentials come from files: git.auth.tokenFile (or tokenEnv)"
+                        + " and git.auth.user for https://, git.auth.sshKeyFile for ssh://");
+        assertThatThrownBy(() -> config("https://user:hunter2@git.example.com/c.git", Optional.empty()))
+                .message().doesNotContain("hunter2").doesNotContain("user:");
+        assertThatThrownBy(() -> config("ssh://git:hunter2@git.example.com/c.git", Optional.empty()))
+                .hasMessageContaining("must not carry a password").message().doesNotContain("hunter2");
+        // A host name Java's URI cannot parse as one (an underscore) still has its user info found.
+        assertThatThrownBy(() -> config("https://ghp_t0k3n@git_server.example.com/c.git", Optional.empty()))
+                .message().doesNotContain("ghp_t0k3n");
+    }
+
+    @Test
+    void anSshUrlMayNameItsUser() {
+        assertThat(config("ssh://git@git.example.com/c.git", Optional.empty()).url()).hasToString("ssh://git@git.example.com/c.git");
+    }
+
+    @Test
     void byDefaultAPollGivesUpAfterAMinuteOfSilence() {
         assertThat(config("https://git.example.com/c.git", Optional.empty()).timeout()).isEqualTo(Duration.ofSeconds(60));
     }

@@ -72,6 +72,23 @@ class WebhookVerifierTest {
     }
 
     @Test
+    void anEmptyGitlabTokenIsNeverAcceptedEvenWhenTheSecretIsEmpty() throws IOException {
+        WebhookVerifier withEmptySecret = new WebhookVerifier(Secret.fromFile(Files.writeString(tmp.resolve("empty"), "\n")));
+
+        assertThat(withEmptySecret.rejection(Optional.empty(), Optional.of(""), BODY)).isPresent();
+        assertThat(verifier("s3cret").rejection(Optional.empty(), Optional.of(""), BODY)).isPresent();
+    }
+
+    @Test
+    void withAnEmptySecretEverySignatureIsRejectedRatherThanChecked() throws IOException {
+        WebhookVerifier withEmptySecret = new WebhookVerifier(Secret.fromFile(Files.writeString(tmp.resolve("empty"), "")));
+
+        // An HMAC with an empty key is one anyone can compute (and the JDK refuses to compute it).
+        assertThat(withEmptySecret.rejection(Optional.of("sha256=" + "0".repeat(64)), Optional.empty(), BODY))
+                .contains("no webhook secret is configured");
+    }
+
+    @Test
     void theSecretNeverPrints() throws IOException {
         assertThat(Secret.fromFile(Files.writeString(tmp.resolve("s"), "s3cret"))).hasToString("***");
     }

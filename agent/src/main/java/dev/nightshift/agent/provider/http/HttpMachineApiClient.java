@@ -7,6 +7,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -21,7 +22,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -50,7 +53,9 @@ import dev.nightshift.agent.git.CaFile;
  *
  * <p>The token is never logged and never in a message; neither is a request's or an answer's body.
  * Redirects are not followed (the token must not go to another host), and HTTP/1.1 is used, as
- * every adapter's server speaks it.
+ * every adapter's server speaks it. The token goes over plain {@code http://} only to a loopback
+ * address ({@link MachineApiEndpoint#tokenInClear}). An answer is read up to {@link #MAX_ANSWER_BYTES}
+ * ({@link #MAX_LISTING_BYTES} for a listing); a larger one fails the call, unread and not repeated.
  */
 public final class HttpMachineApiClient implements MachineApi {
 
@@ -62,6 +67,13 @@ public final class HttpMachineApiClient implements MachineApi {
             + Optional.ofNullable(HttpMachineApiClient.class.getPackage().getImplementationVersion()).orElse("development");
     /** Enough of a non-JSON error answer (an HTML page from a proxy) to say what answered. */
     private static final int ERROR_BODY_CHARS = 200;
+    /**
+     * The most one answer may hold: a machine is a few KiB of JSON. A server (or whatever stands in
+     * its place) that sends more is not answering as the API says, and must not fill the agent's heap.
+     */
+    public static final long MAX_ANSWER_BYTES = 1L << 20;
+    /** The most a listing may hold: a pool's machines, at a few KiB each, thousands of them. */
+    public static final long MAX_LISTING_BYTES = 16L << 20;
 
     private final String base;
     private final Path tokenFile;
@@ -118,7 +130,8 @@ public final class HttpMachineApiClient implements MachineApi {
 
     @Override
     public List<ApiMachine> list(String pool) {
-        return call(Call.of("GET", "/v1/pools/" + segment(pool) + "/machines", Set.of(200)), answer -> MachineApiJson.readMachineList(answer.body()));
+        return call(Call.of("GET", "/v1/pools/" + segment(pool) + "/machines", Set.of(200)).upTo(MAX_LISTING_BYTES),
+                answer -> MachineApiJson.readMachineList(answer.body()));
     }
 
     @Override
@@ -150,19 +163,25 @@ public final class HttpMachineApiClient implements MachineApi {
                 .withBody(MERGE_PATCH, MachineApiJson.annotationsPatch(annotations)), answer -> MachineApiJson.readMachine(answer.body()));
     }
 
-    /** One API call: what is sent (the same on every attempt) and which statuses answer it. */
-    private record Call(String method, String path, Set<Integer> expected, String contentType, String body, String key) {
+    /** One API call: what is sent (the same on every attempt), which statuses answer it, and how large the answer may be. */
+    private record Call(String method, String path, Set<Integer> expected, String contentType, String body, String key,
+                        long maxAnswerBytes) {
 
         static Call of(String method, String path, Set<Integer> expected) {
-            return new Call(method, path, expected, null, null, null);
+            return new Call(method, path, expected, null, null, null, MAX_ANSWER_BYTES);
         }
 
         Call withBody(String type, String json) {
-            return new Call(method, path, expected, type, json, key);
+            return new Call(method, path, expected, type, json, key, maxAnswerBytes);
         }
 
         Call withKey(String idempotencyKey) {
-            return new Call(method, path, expected, contentType, body, Objects.requireNonNull(idempotencyKey, "idempotencyKey"));
+            return new Call(method, path, expected, contentType, body, Objects.requireNonNull(idempotencyKey, "idempotencyKey"),
+                    maxAnswerBytes);
+        }
+
+        Call upTo(long bytes) {
+            return new Call(method, path, expected, contentType, body, key, bytes);
         }
     }
 
@@ -214,7 +233,10 @@ public final class HttpMachineApiClient implements MachineApi {
         String token = token(at);
         HttpResponse<String> answer;
         try {
-            answer = exchange(request(call, uri, token));
+            answer = exchange(request(call, uri, token), call.maxAnswerBytes());
+        } catch (CappedBody.TooLarge e) {
+            // Repeating would bring the same flood.
+            throw new MachineApiException(at + ": the answer is larger than " + bytes(e.max()) + "; refused, unread", 0, false, e);
         } catch (HttpTimeoutException e) {
             throw new Repeatable(Failure.noAnswer((e instanceof HttpConnectTimeoutException ? "no connection" : "no complete answer")
                     + " within " + timeout.toMillis() + " ms", e));
@@ -257,8 +279,8 @@ public final class HttpMachineApiClient implements MachineApi {
      * only covers the answer's headers: a server that sends them and then stalls in the body would
      * hold the agent forever without the deadline here.
      */
-    private HttpResponse<String> exchange(HttpRequest request) throws IOException, InterruptedException {
-        CompletableFuture<HttpResponse<String>> answer = http.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    private HttpResponse<String> exchange(HttpRequest request, long maxBytes) throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<String>> answer = http.sendAsync(request, info -> new CappedBody(maxBytes));
         try {
             return answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -269,6 +291,11 @@ public final class HttpMachineApiClient implements MachineApi {
             throw e;
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
+            for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof CappedBody.TooLarge tooLarge) {
+                    throw tooLarge;
+                }
+            }
             if (cause instanceof IOException io) {
                 throw io;
             }
@@ -349,6 +376,11 @@ public final class HttpMachineApiClient implements MachineApi {
         return text.replace(token, "<token>");
     }
 
+    /** 1 MiB, 16 MiB, or so many bytes. */
+    private static String bytes(long n) {
+        return n % (1L << 20) == 0 ? (n >> 20) + " MiB" : n + " bytes";
+    }
+
     private static String expectedStatuses(Call call) {
         return call.expected().stream().sorted().map(String::valueOf).reduce((a, b) -> a + " or " + b).orElse("");
     }
@@ -394,5 +426,88 @@ public final class HttpMachineApiClient implements MachineApi {
             }
         }
         return out.toString();
+    }
+
+    /**
+     * An answer's body as UTF-8 text, up to a number of bytes. Past it, the rest is not read (the
+     * connection is dropped) and the body fails with {@link TooLarge}: the JDK's own handlers read
+     * everything a server sends into memory.
+     */
+    private static final class CappedBody implements HttpResponse.BodySubscriber<String> {
+
+        /** The answer was larger than allowed; not worth repeating. */
+        static final class TooLarge extends IOException {
+            private static final long serialVersionUID = 1L;
+            private final long max;
+
+            TooLarge(long max) {
+                super("the answer is larger than " + max + " bytes");
+                this.max = max;
+            }
+
+            long max() {
+                return max;
+            }
+        }
+
+        private final long max;
+        private final HttpResponse.BodySubscriber<String> text = HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8);
+        private final CompletableFuture<String> body = new CompletableFuture<>();
+        private Flow.Subscription subscription;
+        private long received;
+        private boolean over;
+
+        CappedBody(long max) {
+            this.max = max;
+            text.getBody().whenComplete((value, error) -> {
+                if (error != null) {
+                    body.completeExceptionally(error);
+                } else {
+                    body.complete(value);
+                }
+            });
+        }
+
+        @Override
+        public CompletionStage<String> getBody() {
+            return body;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            text.onSubscribe(s);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> items) {
+            if (over) {
+                return;
+            }
+            for (ByteBuffer item : items) {
+                received += item.remaining();
+            }
+            if (received > max) {
+                over = true;
+                subscription.cancel();
+                body.completeExceptionally(new TooLarge(max));
+                return;
+            }
+            text.onNext(items);
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            if (!over) {
+                text.onError(error);
+            }
+        }
+
+        @Override
+        public void onComplete() {
+            if (!over) {
+                text.onComplete();
+            }
+        }
     }
 }

@@ -579,6 +579,61 @@ class HttpMachineApiClientTest {
         assertThat(e.getMessage()).isEqualTo("GET " + url("/v1/pools/workers/machines") + ": 400 <html> <h1>Bad Request</h1> </html>");
     }
 
+    // ---- answers too large to be the machine API's ----
+
+    /** A machine whose annotation makes its JSON about {@code kib} KiB. */
+    private static ApiMachine machineOf(String id, int kib) {
+        return new ApiMachine(id, "workers", null, MachineState.RUNNING, Instant.parse("2026-11-20T08:00:00Z"),
+                Map.of("note", "x".repeat(kib * 1024)), null);
+    }
+
+    @Test
+    void anAnswerLargerThanOneMebibyteIsRefusedUnreadNamingTheUrlAndIsNotRetried() {
+        wireMock.stubFor(post("/v1/pools/workers/machines").willReturn(json(201, MachineApiJson.machine(machineOf("m-1", 1025)))));
+
+        MachineApiException e = catchThrowableOfType(MachineApiException.class, () -> client().create("workers", KEY, REQUEST));
+
+        assertThat(e).isNotNull();
+        assertThat(e.getMessage()).isEqualTo("POST " + url("/v1/pools/workers/machines") + ": the answer is larger than 1 MiB;"
+                + " refused, unread");
+        assertThat(e.retryable()).isFalse();
+        assertThat(requests()).hasSize(1);
+    }
+
+    @Test
+    void aListingMayBeLargerThanOneAnswerButNotLargerThanSixteenMebibytes() {
+        List<ApiMachine> two = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            two.add(machineOf("m-" + i, 100));
+        }
+        wireMock.stubFor(get("/v1/pools/workers/machines").willReturn(json(200, MachineApiJson.machineList(two))));
+        assertThat(client().list("workers")).as("2 MiB of machines").hasSize(20);
+
+        List<ApiMachine> seventeen = new ArrayList<>();
+        for (int i = 0; i < 175; i++) {
+            seventeen.add(machineOf("m-" + i, 100));
+        }
+        wireMock.stubFor(get("/v1/pools/workers/machines").willReturn(json(200, MachineApiJson.machineList(seventeen))));
+        MachineApiException e = catchThrowableOfType(MachineApiException.class, () -> client().list("workers"));
+
+        assertThat(e).isNotNull();
+        assertThat(e.getMessage()).isEqualTo("GET " + url("/v1/pools/workers/machines") + ": the answer is larger than 16 MiB;"
+                + " refused, unread");
+        assertThat(e.retryable()).isFalse();
+    }
+
+    // ---- the token only where no one else reads it ----
+
+    @Test
+    void theTokenIsNeverSentOverPlainHttpToAHostThatIsNotLoopback() {
+        // Nothing listens there: the refusal comes before any connection.
+        assertThatThrownBy(() -> client(URI.create("http://machines.example.com:9500"), FAST, Duration.ofSeconds(5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("http://machines.example.com:9500 is plain http:// to a host that is not loopback");
+        wireMock.stubFor(get("/v1/pools/workers/machines").willReturn(json(200, MachineApiJson.machineList(List.of()))));
+        assertThat(client(URI.create("http://localhost:" + wireMock.port()), FAST, Duration.ofSeconds(5)).list("workers")).isEmpty();
+    }
+
     // ---- paths ----
 
     @Test

@@ -122,19 +122,42 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        AgentConfig config;
+        try {
+            Optional<AgentConfig> checked = configured();
+            if (checked.isEmpty()) {
+                return Main.EXIT_USAGE;
+            }
+            config = checked.get();
+            // Read before anything starts, so that a weak secret is a usage error (its file or variable named, never its content).
+            config.webhook().secret(System.getenv());
+        } catch (IllegalArgumentException e) {
+            // The configuration's own checks (a credential in the repository URL, a machine API token in clear, a short
+            // webhook secret): one line, exit 2, never a stack trace.
+            spec.commandLine().getErr().println(e.getMessage());
+            return Main.EXIT_USAGE;
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("the webhook secret cannot be read: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            return Main.EXIT_USAGE;
+        }
+        return run(config);
+    }
+
+    /** The configuration from the file and the flags, checked; empty after saying on stderr what is wrong. */
+    private Optional<AgentConfig> configured() throws IOException {
         AgentConfig config = AgentConfig.DEFAULTS;
         if (configFile != null) {
             AgentConfigLoader.Result loaded = new AgentConfigLoader().load(configFile);
             if (loaded.config().isEmpty()) {
                 loaded.errors().forEach(spec.commandLine().getErr()::println);
-                return Main.EXIT_USAGE;
+                return Optional.empty();
             }
             config = loaded.config().get();
         }
         Optional<Duration> interval = Optional.ofNullable(pollInterval).flatMap(DurationText::parse);
         if (pollInterval != null && interval.isEmpty()) {
             spec.commandLine().getErr().println("--poll-interval must be a duration such as 60s, got \"" + pollInterval + "\"");
-            return Main.EXIT_USAGE;
+            return Optional.empty();
         }
         config = config.with(new AgentConfig.Overrides(Optional.ofNullable(repo), Optional.ofNullable(ref), Optional.ofNullable(path),
                 interval, Optional.ofNullable(cluster), Optional.ofNullable(httpPort), Optional.ofNullable(cacheDir),
@@ -145,13 +168,13 @@ public final class RunCommand implements Callable<Integer> {
         if (validations != null) {
             if (validations < 1) {
                 spec.commandLine().getErr().println("--validations must be at least 1, got " + validations);
-                return Main.EXIT_USAGE;
+                return Optional.empty();
             }
             config = config.with(config.validation().consecutive(validations));
         }
         if (config.git().url().isEmpty() || config.cluster().isEmpty()) {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
-            return Main.EXIT_USAGE;
+            return Optional.empty();
         }
         if (provider != null) {
             // The flag names the type; the file's provider.clusterApi settings stay.
@@ -161,7 +184,7 @@ public final class RunCommand implements Callable<Integer> {
             if (config.provider().isEmpty() || !config.provider().get().type().equals(AgentConfig.Provider.HTTP)) {
                 spec.commandLine().getErr().println("--machine-api-url and --machine-api-token-file are for provider http"
                         + " (--provider http or provider.type: http)");
-                return Main.EXIT_USAGE;
+                return Optional.empty();
             }
             AgentConfig.Provider.Http http = config.provider().get().http();
             if (machineApiUrl != null) {
@@ -169,7 +192,7 @@ public final class RunCommand implements Callable<Integer> {
                 if (url.isEmpty()) {
                     spec.commandLine().getErr().println("--machine-api-url must be an http:// or https:// URL with a host and no user info"
                             + (machineApiUrl.contains("@") ? "" : ", got \"" + machineApiUrl + "\""));
-                    return Main.EXIT_USAGE;
+                    return Optional.empty();
                 }
                 http = http.withUrl(url.get());
             }
@@ -186,23 +209,27 @@ public final class RunCommand implements Callable<Integer> {
         if (config.provider().isEmpty()) {
             spec.commandLine().getErr().println("no machine provider is named: set provider.type in the configuration or --provider;"
                     + " this release has: " + types);
-            return Main.EXIT_USAGE;
+            return Optional.empty();
         }
         if (!AgentConfig.Provider.TYPES.contains(config.provider().get().type())) {
             spec.commandLine().getErr().println("unknown provider \"" + config.provider().get().type() + "\"; this release has: " + types);
-            return Main.EXIT_USAGE;
+            return Optional.empty();
         }
         Optional<String> refusal = config.nodeUpdates().refusal(config.provider().get());
         if (refusal.isPresent()) {
             spec.commandLine().getErr().println("nodeUpdates.type (or --node-updates): " + refusal.get());
-            return Main.EXIT_USAGE;
+            return Optional.empty();
         }
         try {
             config.git().caFile().ifPresent(CaFile::certificates);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println(e.getMessage());
-            return Main.EXIT_USAGE;
+            return Optional.empty();
         }
+        return Optional.of(config);
+    }
+
+    private Integer run(AgentConfig config) throws Exception {
         ScheduledExecutorService cloud = Executors.newScheduledThreadPool(1);
         // One fence for every write: the agent's, the machine provider's and the node updater's.
         Fence fence = Agent.fence(config, Clock.systemUTC());

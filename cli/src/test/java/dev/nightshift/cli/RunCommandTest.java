@@ -59,6 +59,25 @@ class RunCommandTest {
     }
 
     @Test
+    void aRepositoryUrlWithACredentialIsAUsageErrorInOneLineThatNeverRepeatsIt() {
+        int code = run("--repo", "https://ghp_s3cr3t@git.example.com/c.git", "--cluster", "prod", "--provider", "simulated",
+                "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).doesNotContain("ghp_s3cr3t").doesNotContain("Exception").hasLineCount(1);
+        assertThat(tmp.resolve("cache")).doesNotExist();
+    }
+
+    @Test
+    void aMachineApiUrlInClearToAnotherHostIsAUsageErrorInOneLine() {
+        int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "http",
+                "--machine-api-url", "http://cloud.example.com/", "--cache-dir", tmp.resolve("cache").toString());
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).doesNotContain("Exception").hasLineCount(1);
+    }
+
+    @Test
     void anUnknownProviderFlagIsAUsageError() {
         int code = run("--repo", "https://git.example.com/c.git", "--cluster", "prod", "--provider", "aws",
                 "--cache-dir", tmp.resolve("cache").toString());

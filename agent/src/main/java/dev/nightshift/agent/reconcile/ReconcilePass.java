@@ -143,7 +143,7 @@ final class ReconcilePass implements Reconciler.Pass {
                 settings.validationsRequired());
         ObservedCluster observed = observe(desired, window);
         Planned planned = plan(desired, observed, now);
-        Executed executed = execute(planned.plan(), desired, observed, now);
+        Executed executed = execute(planned.plan(), desired, observed, acting.get().commit(), now);
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed.steps(), now);
         durations.add(finished);
         record(executed.statuses(), observed);
@@ -207,7 +207,7 @@ final class ReconcilePass implements Reconciler.Pass {
     }
 
     /** Guard and execute: each step, in the plan's order, checked at that moment and then carried out. */
-    private Executed execute(Plan plan, DesiredCluster desired, ObservedCluster observed, Instant now) {
+    private Executed execute(Plan plan, DesiredCluster desired, ObservedCluster observed, String commit, Instant now) {
         List<StepExecutor.Outcome> outcomes = new ArrayList<>();
         List<Step> executed = new ArrayList<>();
         Map<String, PoolStatus> statuses = new HashMap<>();
@@ -242,7 +242,8 @@ final class ReconcilePass implements Reconciler.Pass {
             statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, now));
             runner.execute(step).ifPresent(o -> {
                 outcomes.add(o);
-                LOG.info("{}", o.summary());
+                // The audit line: one per action, with its pool and the commit it carries out.
+                LOG.info("{} (pool {}, commit {})", o.summary(), step.pool(), commit.length() > 12 ? commit.substring(0, 12) : commit);
                 notes.executed(step, pool, observed.nodesOf(step.pool()).stream().filter(n -> n.name().equals(step.target())).findFirst(),
                         Optional.ofNullable(acceptance.targets().get(step.pool())));
             });

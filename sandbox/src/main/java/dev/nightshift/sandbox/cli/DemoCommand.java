@@ -44,8 +44,20 @@ public final class DemoCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
+    /**
+     * The demo tells its story on the terminal itself: the agent's audit lines (INFO by default, for a real cluster's log)
+     * would say it all twice. WARN and above still show; {@code NIGHTSHIFT_LOG_LEVEL} set by the user wins.
+     */
+    private static void quietAgentLog() {
+        if (System.getenv("NIGHTSHIFT_LOG_LEVEL") == null
+                && org.slf4j.LoggerFactory.getLogger("dev.nightshift") instanceof ch.qos.logback.classic.Logger logger) {
+            logger.setLevel(ch.qos.logback.classic.Level.WARN);
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
+        quietAgentLog();
         EmbeddedWorld.Machines machines;
         try {
             machines = EmbeddedWorld.Machines.of(provider);

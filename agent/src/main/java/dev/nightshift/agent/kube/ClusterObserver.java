@@ -35,8 +35,9 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * What the cluster looks like, read from informer caches (watches, no LIST in steady state):
  * the pools' nodes, the pods on them, and the pool status records, turned into the planner's
  * {@link ObservedCluster}. Machines the provider reports that never registered join as
- * unregistered nodes. Nightshift's marks on a node are read through {@link NodeMarks}, the codec
- * the executor writes them with.
+ * unregistered nodes; a registered node's machine record supplies the hashes and surge partner the
+ * node does not carry ({@link #withMachine}). Nightshift's marks on a node are read through
+ * {@link NodeMarks}, the codec the executor writes them with.
  *
  * <p>Built for large clusters: every informer lists in pages of {@value #PAGE}; of each pod only a
  * {@link PodSummary} is kept; and only a change that can change a plan asks for a reconcile — a node
@@ -128,7 +129,8 @@ public final class ClusterObserver implements AutoCloseable {
                 (before, after) -> !Objects.equals(before.getMetadata().getAnnotations(), after.getMetadata().getAnnotations())));
         // A node registering for a machine of a pool comes without the pool label (the agent writes it, with the
         // machine's hashes): its arrival must wake the agent, or it waits for the provider's next poll. Its
-        // heartbeats are nobody's business here.
+        // heartbeats are nobody's business here. (One an adapter registers already labelled arrives in the pool's
+        // informer above: a change of the pool's nodes, so its machines are listed again.)
         this.registrations = client.nodes().withoutLabel(NodeMarks.POOL).withLimit(PAGE).runnableInformer(0);
         registrations.addEventHandler(new Trigger<>(WatchEvents.Kind.UNLABELLED_NODE, n -> {
             capabilities.nodeRegistered(n.getMetadata().getName());
@@ -417,7 +419,18 @@ public final class ClusterObserver implements AutoCloseable {
     /**
      * A registered node with what its machine's provider adds: a machine being deleted is
      * terminating, one its provider's health check failed is not Ready (so unavailable), and the
-     * provider's removal order. The node's own marks stay authoritative.
+     * provider's removal order.
+     *
+     * <p>The machine's record is the truth of what the node was made from: its hashes and surge
+     * partner fill in each of those marks the node does not carry. A node normally gets them from the
+     * agent in the same write as its pool label ({@link StepExecutor#settle}), but a node that
+     * registers already labelled with its pool (an adapter that passes the pool to the kubelet's
+     * {@code --node-labels}) is skipped by that write and carries none of them: read from its node
+     * alone it would be unstamped, adopted (stamped from the spec, whatever spec its machine was
+     * made from) and no longer a surge machine, so its partner would never be drained. A mark the node
+     * carries (the settle write, a stamp, an update's outcome, all written by the agent) stays
+     * authoritative; a node whose machine carries no hashes, or that no machine names, is read from
+     * its own marks, and adopted when it has none.
      */
     private static ObservedNode withMachine(ObservedNode node, Optional<Machine> machine) {
         if (machine.isEmpty()) {
@@ -425,6 +438,15 @@ public final class ClusterObserver implements AutoCloseable {
         }
         Machine m = machine.get();
         ObservedNode.Builder b = node.toBuilder().removalOrder(m.removalOrder());
+        if (node.rollHash().isEmpty() && m.rollHash() != null) {
+            b.rollHash(m.rollHash());
+        }
+        if (node.kubeletHash().isEmpty() && m.kubeletHash() != null) {
+            b.kubeletHash(m.kubeletHash());
+        }
+        if (node.surgeFor().isEmpty()) {
+            m.surgeFor().ifPresent(b::surgeFor);
+        }
         if (m.deleting()) {
             b.terminating(true);
         }

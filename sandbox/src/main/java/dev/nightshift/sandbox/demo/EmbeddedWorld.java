@@ -111,10 +111,20 @@ public final class EmbeddedWorld implements AutoCloseable {
      * @param gitVersion  what the API server reports as its version ({@code vMAJOR.MINOR.PATCH})
      * @param specFiles   the repository's first commit: path to content
      * @param bastionPool the pools whose machines never register as nodes
+     * @param machineApiRegistration what the machine API cloud's nodes carry when they register: exactly the request's
+     *                    labels (the contract), or the pool's label too (an adapter that passes it to the kubelet)
      */
     public record Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
                         Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud, Machines machines,
-                        Holds machineApiHolds) {
+                        Holds machineApiHolds, MachineApiCloud.Registration machineApiRegistration) {
+
+        /** Its machine API cloud's nodes registering with exactly the request's labels. */
+        public Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
+                     Predicate<String> bastionPool, SimulatedMachineProvider.Behaviour cloud, Machines machines,
+                     Holds machineApiHolds) {
+            this(dir, gitVersion, specFiles, firstCommit, bastionPool, cloud, machines, machineApiHolds,
+                    MachineApiCloud.Registration.REQUEST_LABELS);
+        }
 
         /** Holding no machine API answer. */
         public Setup(Path dir, String gitVersion, Map<String, byte[]> specFiles, String firstCommit,
@@ -216,13 +226,14 @@ public final class EmbeddedWorld implements AutoCloseable {
     private record MachineApiParts(MachineApiServer server, MachineLog machineLog, RequestLog requests) {
 
         static MachineApiParts start(Path dir, EmbeddedKubernetes kube, ScheduledExecutorService threads, Holds holds,
-                                     Predicate<String> bastionPool, Clock clock) throws IOException {
+                                     Predicate<String> bastionPool, MachineApiCloud.Registration registration, Clock clock)
+                throws IOException {
             MachineLog machineLog = new MachineLog(Optional.of(dir.resolve(MACHINE_LOG)));
             RequestLog requests = new RequestLog(Optional.of(dir.resolve(MACHINE_API_REQUESTS)));
             try {
                 MachineApiCloud cloud = new MachineApiCloud(kube.client(), threads, clock,
                         RandomGeneratorFactory.of("L64X128MixRandom").create(11), MachineApiCloud.Behaviour.sandbox(), machineLog,
-                        bastionPool);
+                        bastionPool, registration);
                 return new MachineApiParts(MachineApiServer.start(cloud, requests, holds, dir.resolve(MACHINE_API_TOKEN), clock),
                         machineLog, requests);
             } catch (IOException | RuntimeException e) {
@@ -268,7 +279,8 @@ public final class EmbeddedWorld implements AutoCloseable {
         MachineApiParts machineApi = null;
         try {
             Path kubeconfig = kube.writeKubeconfig(setup.dir().resolve("kubeconfig"));
-            machineApi = MachineApiParts.start(setup.dir(), kube, threads, setup.machineApiHolds(), setup.bastionPool(), clock);
+            machineApi = MachineApiParts.start(setup.dir(), kube, threads, setup.machineApiHolds(), setup.bastionPool(),
+                    setup.machineApiRegistration(), clock);
             Optional<DemoRepository> repo = withRepository
                     ? Optional.of(DemoRepository.create(setup.dir(), setup.specFiles(), setup.firstCommit())) : Optional.empty();
             SimulatedMachineProvider cloud = new SimulatedMachineProvider(kube.client(), threads, clock, new Random(7),

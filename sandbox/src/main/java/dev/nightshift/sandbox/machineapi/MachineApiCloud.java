@@ -18,6 +18,7 @@ import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.provider.http.ApiMachine;
 import dev.nightshift.agent.provider.http.MachineApi;
 import dev.nightshift.agent.provider.http.MachineApiException;
@@ -39,9 +40,11 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
  * a delay and register as Ready nodes of the embedded Kubernetes API with exactly the labels and
  * taints asked for (and {@code kubernetes.io/hostname}), and no annotations: the request's
  * annotations (Nightshift's hashes) stay on the machine record, and the agent copies them onto the
- * node. Deleting takes a delay too; a replace terminates the old machine and creates the new one
- * under one lock, so the pool never shrinks whatever the client does after. Failures are injected
- * with probabilities drawn from a seeded generator.
+ * node. An adapter that passes the pool to the kubelet ({@code --node-labels}) labels its nodes with
+ * {@code nightshift.dev/pool} as well: {@link Registration#WITH_POOL_LABEL} plays one. Deleting takes
+ * a delay too; a replace terminates the old machine and creates the new one under one lock, so the
+ * pool never shrinks whatever the client does after. Failures are injected with probabilities drawn
+ * from a seeded generator.
  *
  * <p>Idempotency: a key seen before answers the machine its first request made and does nothing.
  * A key is forgotten once the machine it names is gone, because keys are deterministic for what is
@@ -83,6 +86,17 @@ public final class MachineApiCloud implements MachineApi {
         }
     }
 
+    /** What a registering node carries besides its hostname. */
+    public enum Registration {
+        /** Exactly the request's labels and taints: what the contract asks of an adapter. */
+        REQUEST_LABELS,
+        /**
+         * The request's labels and taints and the pool's label {@code nightshift.dev/pool}, as an adapter that passes
+         * the pool to the kubelet's {@code --node-labels} registers them (seeded nodes too); still no annotations.
+         */
+        WITH_POOL_LABEL
+    }
+
     /**
      * What a write did.
      *
@@ -103,6 +117,7 @@ public final class MachineApiCloud implements MachineApi {
     private final Behaviour behaviour;
     private final MachineLog log;
     private final java.util.function.Predicate<String> headless;
+    private final Registration registration;
 
     // Guarded by this. Insertion order is creation order, which listings keep.
     private final Map<String, ApiMachine> machines = new LinkedHashMap<>();
@@ -124,7 +139,15 @@ public final class MachineApiCloud implements MachineApi {
      */
     public MachineApiCloud(KubernetesClient client, ScheduledExecutorService executor, Clock clock, RandomGenerator random,
                            Behaviour behaviour, MachineLog log, java.util.function.Predicate<String> headless) {
+        this(client, executor, clock, random, behaviour, log, headless, Registration.REQUEST_LABELS);
+    }
+
+    /** @param registration what its nodes carry when they register: exactly the request's labels, or the pool's label too */
+    public MachineApiCloud(KubernetesClient client, ScheduledExecutorService executor, Clock clock, RandomGenerator random,
+                           Behaviour behaviour, MachineLog log, java.util.function.Predicate<String> headless,
+                           Registration registration) {
         this.headless = headless;
+        this.registration = registration;
         this.client = client;
         this.executor = executor;
         this.clock = clock;
@@ -164,7 +187,7 @@ public final class MachineApiCloud implements MachineApi {
             ApiMachine machine = new ApiMachine(nextId(pool), pool, node, MachineState.RUNNING, clock.instant(), annotations, null);
             nodeNames.add(node);
             machines.put(machine.id(), machine);
-            client.nodes().resource(node(node, labels, taints)).create();
+            client.nodes().resource(node(node, pool, labels, taints)).create();
             log.add(clock.instant(), MachineLog.Event.SEEDED, machine.id(), pool, node, null, null, null, null);
             seeded.add(machine);
         }
@@ -357,7 +380,7 @@ public final class MachineApiCloud implements MachineApi {
             return;
         }
         try {
-            client.nodes().resource(node(machine.nodeName(), request.labels(), request.taints())).create();
+            client.nodes().resource(node(machine.nodeName(), machine.pool(), request.labels(), request.taints())).create();
         } catch (KubernetesClientException e) {
             fail(machine, "its node " + machine.nodeName() + " could not register: " + e.getMessage());
             return;
@@ -425,10 +448,16 @@ public final class MachineApiCloud implements MachineApi {
 
     // ---- nodes --------------------------------------------------------------------------------
 
-    /** What a kubelet registers: the labels and taints it was given, its hostname, Ready; no annotations. */
-    private Node node(String name, Map<String, String> labels, List<MachineRequest.Taint> taints) {
+    /**
+     * What a kubelet registers: the labels and taints it was given, its hostname (and, with
+     * {@link Registration#WITH_POOL_LABEL}, its pool), Ready; no annotations.
+     */
+    private Node node(String name, String pool, Map<String, String> labels, List<MachineRequest.Taint> taints) {
         Map<String, String> all = new TreeMap<>(labels);
         all.put(HOSTNAME, name);
+        if (registration == Registration.WITH_POOL_LABEL) {
+            all.put(NodeMarks.POOL, pool);
+        }
         List<Taint> nodeTaints = taints.stream()
                 .map(t -> new TaintBuilder().withKey(t.key()).withValue(t.value()).withEffect(t.effect()).build()).toList();
         return new NodeBuilder()

@@ -46,7 +46,10 @@ import dev.nightshift.strategies.model.DesiredPool;
  *
  * <p>A machine's {@code annotations} are the hashes it was created (or updated, or stamped) with
  * and its surge partner; the agent copies them onto its node when the node registers
- * ({@link dev.nightshift.agent.kube.StepExecutor#settle}).
+ * ({@link dev.nightshift.agent.kube.StepExecutor#settle}). A node an adapter registers already
+ * labelled with its pool gets no such copy: the observer reads its hashes and partner from this
+ * record ({@link dev.nightshift.agent.kube.ClusterObserver}), which is the truth for any node a
+ * machine names.
  */
 public final class HttpMachineProvider implements MachineProvider, ChangeNotifications, ListingCache {
 

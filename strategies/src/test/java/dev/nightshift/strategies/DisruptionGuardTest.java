@@ -130,6 +130,8 @@ class DisruptionGuardTest {
                 current(desired, "web", "web-2"))), Set.of());
 
         assertThat(busy.admit(new Step.RestartKubelet("web-2", "web", web))).as("one restart under way").isPresent();
+        assertThat(busy.admit(new Step.RestartKubelet("web-1", "web", web, java.util.Optional.of(T0.minusSeconds(5)))))
+                .as("the unanswered one asked again").isEmpty();
         assertThat(idle.admit(new Step.RestartKubelet("web-1", "web", web))).isEmpty();
         assertThat(idle.admit(new Step.RestartKubelet("web-2", "web", web))).as("the second in the same pass").isPresent();
     }

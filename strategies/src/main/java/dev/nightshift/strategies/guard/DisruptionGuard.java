@@ -108,8 +108,8 @@ public final class DisruptionGuard {
         private final PoolLimits limits;
         private int machines;
         private final Set<String> available = new HashSet<>();
-        /** Kubelet restarts asked for and not answered yet (the node's kubelet hash not the desired one). */
-        private int restarting;
+        /** Nodes whose kubelet restart was asked for and not answered yet (the node's kubelet hash not the desired one). */
+        private final Set<String> restarting = new HashSet<>();
 
         PoolBudget(DesiredPool desired, List<ObservedNode> nodes, Set<String> alsoUnavailable) {
             this.pool = desired.name();
@@ -125,7 +125,7 @@ public final class DisruptionGuard {
                     counted++;
                 }
                 if (n.kubeletRestartAt().isPresent() && !n.kubeletHash().equals(java.util.Optional.of(desired.kubeletHash()))) {
-                    restarting++;
+                    restarting.add(n.name());
                 }
                 if (available(n) && !alsoUnavailable.contains(n.name())) {
                     available.add(n.name());
@@ -138,12 +138,13 @@ public final class DisruptionGuard {
         Optional<Refusal> admit(Step step) {
             if (step instanceof Step.RestartKubelet) {
                 // No drain, the pods keep running: at most max(1, maxUnavailable) restarts at a time, as the spec promises.
+                // Asked again of a node whose restart is under way (unanswered past healthTimeout): costs nothing more.
                 int allowed = Math.max(1, limits.maxUnavailable());
-                if (restarting + 1 > allowed) {
-                    return Optional.of(new Refusal(step, Reason.UNAVAILABLE, pool + " has " + restarting
+                if (!restarting.contains(step.target()) && restarting.size() + 1 > allowed) {
+                    return Optional.of(new Refusal(step, Reason.UNAVAILABLE, pool + " has " + restarting.size()
                             + " kubelet restarts under way and allows " + allowed + " at a time"));
                 }
-                restarting++;
+                restarting.add(step.target());
                 return Optional.empty();
             }
             if (step instanceof Step.CreateMachine) {

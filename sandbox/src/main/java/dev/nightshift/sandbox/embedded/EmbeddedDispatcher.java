@@ -192,6 +192,9 @@ final class EmbeddedDispatcher extends Dispatcher {
             if (stored == null) {
                 return responses.failure(405, "MethodNotAllowed", method + " is not supported");
             }
+            if (stored.getWebSocketListener() != null && store instanceof IndexedCrudDispatcher indexed) {
+                stored = WatchFromVersion.wrap(stored, indexed, path, queryText);
+            }
             if (stored.getWebSocketListener() == null && stored.getBody() != null && stored.getBody().size() > 0
                     && stored.header("Content-Type") == null) {
                 // The store answers without a content type; kubectl and client-go expect one.

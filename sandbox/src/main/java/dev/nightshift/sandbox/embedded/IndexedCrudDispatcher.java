@@ -33,13 +33,56 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     private final Map<String, List<AttributeSet>> byName = new HashMap<>();
     /** Every key the store holds is in {@link #byName}: a name found there in no live key is in no key of the store. */
     private boolean complete = true;
+    /** Objects removed from the store, oldest first, each with the resourceVersion of its removal. */
+    private final List<Tombstone> tombstones = new ArrayList<>();
+    private static final int MAX_TOMBSTONES = 10_000;
+
+    /** An object removed from the store: its key, its last state, and the resourceVersion its removal took. */
+    record Tombstone(long resourceVersion, AttributeSet key, String lastState) {
+    }
+
+    /**
+     * The objects a watch from {@code resourceVersion} on {@code path} would have seen removed after it and that the
+     * store does not hold again: the store's own watch starts at its registration and never tells them.
+     */
+    synchronized List<Tombstone> removedSince(long resourceVersion, String path) {
+        AttributeSet query = getAttributeExtractor().fromPath(path);
+        List<Tombstone> since = new ArrayList<>();
+        for (Tombstone t : tombstones) {
+            if (t.resourceVersion() > resourceVersion && t.key().matches(query) && !heldAgain(t.key(), query)) {
+                since.add(t);
+            }
+        }
+        return since;
+    }
+
+    /** The store holds an object of that name (and namespace) again that the watch sees: its ADDED on open tells it. */
+    private boolean heldAgain(AttributeSet removedKey, AttributeSet query) {
+        String name = nameOf(removedKey);
+        if (name == null) {
+            return map.containsKey(removedKey);
+        }
+        AttributeSet same = AttributeSet.merge(query, new AttributeSet(new Attribute(NAME, name)));
+        Attribute namespace = removedKey.getAttribute("namespace");
+        if (namespace != null) {
+            same = AttributeSet.merge(same, new AttributeSet(namespace));
+        }
+        return findResource(same) != null;
+    }
 
     /** The store puts (or removes) an object: its new key is remembered under its name. */
     @Override
     public synchronized void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
             GenericKubernetesResource resource, String newState) {
+        String removed = newState == null && oldAttributes != null ? map.get(oldAttributes) : null;
         super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
         if (newState == null) {
+            if (removed != null) {
+                tombstones.add(new Tombstone(requestResourceVersion(), oldAttributes, removed));
+                if (tombstones.size() > MAX_TOMBSTONES) {
+                    tombstones.remove(0);
+                }
+            }
             return;
         }
         AttributeSet key = storedKey(pathAttributes, resource, newState);
@@ -64,6 +107,7 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     public synchronized void reset() {
         super.reset();
         byName.clear();
+        tombstones.clear();
         complete = true;
     }
 

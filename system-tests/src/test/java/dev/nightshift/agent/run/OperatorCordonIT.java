@@ -31,27 +31,11 @@ class OperatorCordonIT {
     private static final String POOL = "web";
     private static final int NODES = 9;
 
-    private static final String CLUSTER = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: e2e}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            """;
-
-    private static String pool(String version, int maxSurge, int maxUnavailable) {
-        return """
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: e2e}
-                spec:
-                  minimum: %d
-                  maximum: %d
-                  maxSurge: %d
-                  maxUnavailable: %d
-                  interval: 0s
-                  machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                """.formatted(NODES, NODES + 3, maxSurge, maxUnavailable, version);
+    /** Pool {@code web} of the scenarios, at {@code NODES} machines, with these limits and no pause between nodes. */
+    private static ScenarioSpecs.Pool pool(String version, int maxSurge, int maxUnavailable) {
+        return ScenarioSpecs.web().with("minimum", Integer.toString(NODES)).with("maximum", Integer.toString(NODES + 3))
+                .with("maxSurge", Integer.toString(maxSurge)).with("maxUnavailable", Integer.toString(maxUnavailable))
+                .with("interval", "0s").withImage(version);
     }
 
     @TempDir
@@ -70,11 +54,7 @@ class OperatorCordonIT {
     void nodesCordonedByAnOperatorAreDrainedWithinTheBudgetLikeAnyOther(int cordoned, int maxSurge, int maxUnavailable)
             throws Exception {
         h = new AgentHarness(tmp, "e2e", POOL, NODES, RolloutBackend.SIMULATED, Duration.ofMillis(400));
-        h.work.write("cluster.yaml", CLUSTER);
-        h.work.write("pools/web.yaml", pool("1631.0.0", maxSurge, maxUnavailable));
-        h.work.commitAndPush("initial");
-        h.startAgent("e2e");
-        h.awaitAdopted(POOL, NODES);
+        h.startAndAdopt(ScenarioSpecs.CLUSTER, pool("1631.0.0", maxSurge, maxUnavailable), NODES);
         List<String> names = h.nodes(POOL).stream().map(n -> n.getMetadata().getName()).sorted().toList();
         workloads = new DemoWorkloads(h.kube.client());
         workloads.deploy(POOL, "app", names, 3);
@@ -87,8 +67,7 @@ class OperatorCordonIT {
         }
         Start start = RolloutInvariants.clearAndSnapshot(h, POOL);
 
-        h.work.write("pools/web.yaml", pool("1632.0.0", maxSurge, maxUnavailable));
-        h.work.commitAndPush("image bump");
+        h.push("image bump", pool("1632.0.0", maxSurge, maxUnavailable));
         h.agent.pollNow();
 
         await("every node at the new image").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))

@@ -289,11 +289,21 @@ class ImageIT {
             }
         }
         assertThat(maven).as("the SBOM's Maven components (jar -> SHA-256) against the jars in the image").isEqualTo(shipped);
-        Set<String> debian = components.stream().filter(c -> c.path("purl").asText().startsWith("pkg:deb/debian/"))
-                .map(c -> c.path("name").asText()).collect(Collectors.toCollection(TreeSet::new));
-        assertThat(debian).as("Debian packages in the SBOM").contains("libc6", "openjdk-17-jdk-headless", "zlib1g");
-        assertThat(debian).allSatisfy(p -> assertThat(rootfs.resolve("usr/share/doc/" + p + "/copyright"))
-                .as("%s's copyright file in the image", p).isRegularFile());
+        List<JsonNode> debian = components.stream().filter(c -> c.path("purl").asText().startsWith("pkg:deb/debian/")).toList();
+        assertThat(debian).extracting(c -> c.path("name").asText()).as("Debian packages in the SBOM")
+                .contains("libc6", "openjdk-17-jdk-headless", "zlib1g");
+        // Each names the files of it that the image holds; its copyright file among them.
+        assertThat(debian).allSatisfy(c -> {
+            String files = c.at("/properties/0/value").asText();
+            assertThat(files.split(" ")).as("%s's files", c.path("name").asText()).contains(
+                    "/usr/share/doc/" + c.path("name").asText() + "/copyright").allSatisfy(f -> assertThat(rootfs.resolve(f.substring(1)))
+                    .as("%s of %s in the image", f, c.path("name").asText()).exists());
+        });
+        try (Stream<Path> libraries = Files.walk(rootfs.resolve("usr/lib"))) {
+            List<String> listed = debian.stream().flatMap(c -> Arrays.stream(c.at("/properties/0/value").asText().split(" "))).toList();
+            assertThat(libraries.filter(p -> p.getFileName().toString().matches(".*\\.so(\\.[0-9]+)*")).map(p -> "/" + rootfs.relativize(p)))
+                    .as("shared libraries outside the runtime, each listed by its package").isNotEmpty().allSatisfy(l -> assertThat(listed).contains(l));
+        }
         assertThat(sbom.at("/metadata/timestamp").asText()).isEqualTo(archive.config().path("created").asText());
     }
 

@@ -46,12 +46,14 @@ import dev.nightshift.agent.run.RolloutInvariants.Limits;
 import dev.nightshift.agent.run.RolloutInvariants.Start;
 import dev.nightshift.image.OciArchive;
 import dev.nightshift.image.Podman;
+import dev.nightshift.image.Registry;
 import dev.nightshift.image.WriteProbe;
 import dev.nightshift.sandbox.embedded.RecordedRequest;
 
 /**
- * The container image, built by {@code ./build-image --no-maven} from the jars this Maven run made, taken apart, and
- * run with podman as manifests/40-deployment.yaml runs it: its entrypoint and arguments, user 65532, a read-only root
+ * The container image, built by {@code ./build-image --no-maven} from the jars this Maven run made, taken apart, pushed
+ * with the command the docs give to a real registry, pulled from it by digest, and run with podman as
+ * manifests/40-deployment.yaml runs it: its entrypoint and arguments, user 65532, a read-only root
  * with emptyDirs at /tmp and /var/cache/nightshift, no capabilities, the configuration file and the Secret's files
  * mounted where the Deployment mounts them, its memory limit. The world is the embedded API server (reached through a
  * kubeconfig: it speaks plain HTTP, which in-cluster configuration does not), a git daemon, and the sandbox's machine
@@ -93,6 +95,9 @@ class ImageIT {
     private OciArchive archive;
     private Path rootfs;
     private Podman podman;
+    private Registry registry;
+    /** The image in the registry by its digest, as a Deployment names it: {@code 127.0.0.1:PORT/nightshift@sha256:…}. */
+    private String pushed;
     private AgentHarness harness;
     private final String container = "nightshift-image-it-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(4));
     private int httpPort;
@@ -104,14 +109,19 @@ class ImageIT {
         long built = System.nanoTime();
         archive = OciArchive.open(OUTPUT.resolve("nightshift-image.tar"), tmp.resolve("layout"));
         rootfs = archive.unpack(tmp.resolve("rootfs"));
+        // docs/operations/image.md: skopeo copy oci-archive:target/nightshift-image.tar docker://REGISTRY/nightshift:TAG
+        registry = Registry.start(tmp.resolve("registry"));
+        skopeo("copy", "--quiet", "--dest-tls-verify=false", "oci-archive:" + OUTPUT.resolve("nightshift-image.tar"),
+                "docker://" + registry.host() + "/nightshift:" + VERSION);
+        pushed = registry.host() + "/nightshift@" + archive.digest();
         podman = new Podman(tmp.resolve("podman"));
-        podman.check(Duration.ofMinutes(3), "load", "--quiet", "--input", OUTPUT.resolve("nightshift-image.tar").toString());
+        podman.check(Duration.ofMinutes(3), "pull", "--quiet", "--tls-verify=false", pushed);
         long loaded = System.nanoTime();
 
         harness = new AgentHarness(tmp.resolve("world"), "e2e", POOL, NODES, RolloutBackend.HTTP, MACHINE);
         harness.push("initial", ScenarioSpecs.CLUSTER, WEB);
         startContainer();
-        System.out.printf("ImageIT: build-image --no-maven %.1f s, podman load %.1f s%n", (built - started) / 1e9,
+        System.out.printf("ImageIT: build-image --no-maven %.1f s, push and pull %.1f s%n", (built - started) / 1e9,
                 (loaded - built) / 1e9);
     }
 
@@ -188,7 +198,7 @@ class ImageIT {
                 "--volume", secrets + ":/etc/nightshift/secrets:ro",
                 "--volume", kubeconfig + ":/var/run/nightshift/kubeconfig:ro",
                 "--volume", probe + ":/probe:ro",
-                archive.id()));
+                pushed));
         run.addAll(ARGS);
         podman.check(Duration.ofMinutes(1), run.toArray(String[]::new));
     }
@@ -221,10 +231,13 @@ class ImageIT {
             if (podman != null) {
                 Files.writeString(OUTPUT.resolve("image-it-container.log"), podman.run(Duration.ofSeconds(30), "logs", container).output());
                 podman.run(Duration.ofMinutes(1), "rm", "--force", "--time", "5", container);
-                // Another test may run the same image now: then it stays, and the next load finds it there.
-                podman.run(Duration.ofMinutes(1), "rmi", archive.id());
+                // Another test may run the same image now: then it stays, and the next pull finds it there.
+                podman.run(Duration.ofMinutes(1), "rmi", pushed);
             }
         } finally {
+            if (registry != null) {
+                registry.close();
+            }
             if (harness != null) {
                 harness.close();
             }
@@ -312,10 +325,11 @@ class ImageIT {
     void isAnOciImageWithItsLabelsTheDeploymentsUserAndTheNightshiftCommand() throws Exception {
         String printed = Files.readString(OUTPUT.resolve("nightshift-image.digest")).trim();
         assertThat(printed).as("target/nightshift-image.digest").isEqualTo(archive.digest()).matches("sha256:[0-9a-f]{64}");
-        // A real OCI client reads the archive as a registry push would: the same digest, the labels.
-        JsonNode inspected = JSON.readTree(new ProcessBuilder("skopeo", "inspect", "oci-archive:" + OUTPUT.resolve("nightshift-image.tar"))
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start().getInputStream());
+        // A real OCI client reads the archive with the same digest and the labels; pushed, the registry keeps the digest.
+        JsonNode inspected = JSON.readTree(skopeo("inspect", "oci-archive:" + OUTPUT.resolve("nightshift-image.tar")));
         assertThat(inspected.path("Digest").asText()).as("skopeo inspect: %s", inspected).isEqualTo(archive.digest());
+        JsonNode inRegistry = JSON.readTree(skopeo("inspect", "--tls-verify=false", "docker://" + registry.host() + "/nightshift:" + VERSION));
+        assertThat(inRegistry.path("Digest").asText()).as("the digest of the pushed image").isEqualTo(archive.digest());
         JsonNode labels = inspected.path("Labels");
         String head = git("rev-parse", "HEAD");
         assertThat(labels.path("org.opencontainers.image.title").asText()).isEqualTo("nightshift");
@@ -381,6 +395,9 @@ class ImageIT {
         String help = podman.check(Duration.ofMinutes(1), "exec", container, "/opt/java/bin/java", "-jar", "/opt/nightshift/nightshift.jar",
                 "--help");
         assertThat(help).contains("run ", "plan ", "diff ", "simulate ", "windows ").doesNotContain("demo", "sandbox");
+        String runHelp = podman.check(Duration.ofMinutes(1), "exec", container, "/opt/java/bin/java", "-jar",
+                "/opt/nightshift/nightshift.jar", "run", "--help");
+        assertThat(runHelp).contains("Usage: nightshift run", "--config", "--provider");
         String version = podman.check(Duration.ofMinutes(1), "exec", container, "/opt/java/bin/java", "-jar",
                 "/opt/nightshift/nightshift.jar", "--version");
         assertThat(version).contains("nightshift " + VERSION);
@@ -433,6 +450,18 @@ class ImageIT {
 
     private static List<String> strings(JsonNode array) {
         return StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
+    }
+
+    /** Runs skopeo and returns its standard output; fails with its error output unless it exits 0. */
+    private static String skopeo(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("skopeo"));
+        command.addAll(List.of(args));
+        Path errors = Files.createTempFile(tmp, "skopeo", ".err");
+        Process skopeo = new ProcessBuilder(command).redirectError(errors.toFile()).start();
+        String out = new String(skopeo.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(skopeo.waitFor(3, TimeUnit.MINUTES) && skopeo.exitValue() == 0).as("%s: %s", String.join(" ", command),
+                Files.readString(errors)).isTrue();
+        return out;
     }
 
     private static String git(String... args) throws IOException, InterruptedException {

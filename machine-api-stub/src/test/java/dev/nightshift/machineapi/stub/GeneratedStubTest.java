@@ -125,6 +125,7 @@ class GeneratedStubTest {
         assertThat(read).singleElement().satisfies(machine -> {
             assertThat(machine.id()).isEqualTo("m-workers-1");
             assertThat(machine.pool()).isEqualTo("workers");
+            assertThat(machine.node()).contains("m-workers-1");
             assertThat(machine.state()).isEqualTo(MachineState.RUNNING);
             assertThat(machine.createdAt()).isEqualTo(NOW);
             assertThat(machine.annotations()).containsEntry("nightshift.dev/roll-hash", "r1");

@@ -113,6 +113,8 @@ class ProviderCrashIT {
         String newHash = rollHash(writeSpec(tmp.resolve("spec-new"), limits.pool(), 8, "\"25%\"", "\"25%\"", NEW_IMAGE), limits.pool());
 
         sandbox = SandboxProcess.start(tmp.resolve("run"), spec, "--no-agent", "--provider", "cluster-api", "--pods-per-node", "1");
+        assertThat(sandbox.output()).as("the banner's command for the agent").contains("run --config " + sandbox.info().agentConfig()
+                + " --kubeconfig " + sandbox.info().kubeconfig()).doesNotContain("--provider http");
         watch();
         clusterApi = new ClusterApiWatch(client, "default", Clock.systemUTC());
         AgentProcess first = startAgent(() -> AgentProcess.startWithConfig(sandbox.info(), screen()));
@@ -157,6 +159,8 @@ class ProviderCrashIT {
         sandbox = SandboxProcess.start(tmp.resolve("run"), spec, "--no-agent", "--machine-api-pool-label", "--pods-per-node", "1",
                 "--machine-api-hold", "create:3:" + HOLD.toSeconds());
         MachineApiLogs logs = new MachineApiLogs(sandbox.info().kubeconfig().getParent());
+        assertThat(sandbox.output()).as("the banner's commands for the agent").contains("--provider http",
+                "run --config " + sandbox.info().agentConfig() + " --kubeconfig " + sandbox.info().kubeconfig());
         watch();
         // The first agent as the banner's first command says (flags), its Git cache where the configuration file puts it.
         Path cache = sandbox.info().kubeconfig().resolveSibling("agent-cache");

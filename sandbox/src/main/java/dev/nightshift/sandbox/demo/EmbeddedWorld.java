@@ -439,14 +439,14 @@ public final class EmbeddedWorld implements AutoCloseable {
         yaml.append("  ref: main\n");
         yaml.append("  pollInterval: ").append(POLL.toSeconds()).append("s\n");
         yaml.append("cluster: ").append(quoted(cluster)).append('\n');
-        yaml.append("http: {port: 0}                 # any free port; the agent prints its /status URL\n");
+        yaml.append("http: {port: 0}  # any free port: the agent prints its /status URL\n");
         yaml.append("cacheDir: ").append(quoted(dir.resolve("agent-cache").toString())).append('\n');
         yaml.append("provider:\n");
         if (machines == Machines.CLUSTER_API) {
             yaml.append("  type: cluster-api\n");
             yaml.append("  clusterApi:\n");
-            yaml.append("    namespace: ").append(CLUSTER_API_NAMESPACE).append("            # where the MachineDeployments live\n");
-            yaml.append("nodeUpdates:                    # kubelet restarts and in-place updates: a Job per node, run by the sandbox\n");
+            yaml.append("    namespace: ").append(CLUSTER_API_NAMESPACE).append("  # where the MachineDeployments live\n");
+            yaml.append("nodeUpdates:  # kubelet restarts and in-place updates: a Job per node, run by the sandbox's Job controller\n");
             yaml.append("  type: job\n");
             yaml.append("  job:\n");
             yaml.append("    namespace: ").append(NODE_UPDATER.namespace()).append('\n');

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -154,12 +153,17 @@ final class ClusterApiWatch implements AutoCloseable {
         return List.copyOf(replicas);
     }
 
+    /** The most Machines a MachineDeployment had at once, the Machines then, and the event at which it was first reached. */
+    record Peak(int machines, Set<String> names, String at) {
+    }
+
     /**
      * The most Machine objects of {@code deployment} at once, from their creation until they are gone (a Machine being
-     * deleted still takes its place), replaying the Machine events; with the event at which it was first reached.
+     * deleted still takes its place), replaying the Machine events in the order the watch delivered them.
      */
-    synchronized Optional<String> mostMachinesBeyond(String deployment, int limit) {
+    synchronized Peak peak(String deployment) {
         Set<String> present = new LinkedHashSet<>();
+        Peak peak = new Peak(0, Set.of(), "no event");
         for (MachineEvent e : machines) {
             if (!deployment.equals(e.deployment())) {
                 continue;
@@ -169,12 +173,11 @@ final class ClusterApiWatch implements AutoCloseable {
             } else {
                 present.add(e.machine());
             }
-            if (present.size() > limit) {
-                return Optional.of(deployment + " had " + present.size() + " Machines (at most " + limit + ") after watched event "
-                        + e.line() + ": " + present);
+            if (present.size() > peak.machines()) {
+                peak = new Peak(present.size(), Set.copyOf(present), e.line());
             }
         }
-        return Optional.empty();
+        return peak;
     }
 
     /**

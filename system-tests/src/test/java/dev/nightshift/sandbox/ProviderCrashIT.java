@@ -140,7 +140,14 @@ class ProviderCrashIT {
         second.kill();
 
         List<String> violations = new ArrayList<>();
-        clusterApi.mostMachinesBeyond(md, limits.count() + limits.maxSurge()).ifPresent(violations::add);
+        ClusterApiWatch.Peak peak = clusterApi.peak(md);
+        if (peak.machines() > limits.count() + limits.maxSurge()) {
+            violations.add(md + " had " + peak.machines() + " Machines (at most " + (limits.count() + limits.maxSurge())
+                    + ") after watched event " + peak.at() + ": " + peak.names());
+        }
+        // Not vacuous: the watches saw the surge and the drains they judge.
+        assertThat(peak.machines()).as("the most Machines at once: the surge was seen").isGreaterThan(limits.count());
+        assertThat(nodes.drainOrder()).as("the nodes whose drain the watch saw start").hasSizeGreaterThanOrEqualTo(limits.count());
         CrashJudge judge = new CrashJudge(List.of(limits));
         violations.addAll(judge.nodesDrainedTwice(nodes.events()));
         violations.addAll(judge.availableBelowLimit(nodes.events(), clusterApi.nodesOfMachines(md, limits.pool())));
@@ -187,6 +194,10 @@ class ProviderCrashIT {
 
         List<String> violations = new CrashJudge(List.of(limits)).violations(logs.requests(), logs.machines(), nodes.events());
         assertThat(violations).as(report(kill, violations, Optional.of(logs))).isEmpty();
+        // Not vacuous: the logs and the watch hold the surge and the drains they judge.
+        assertThat(logs.machines()).as("machines the cloud created").filteredOn(m -> m.event().equals("created"))
+                .hasSizeGreaterThanOrEqualTo(limits.count());
+        assertThat(nodes.drainOrder()).as("the nodes whose drain the watch saw start").hasSizeGreaterThanOrEqualTo(limits.count());
         System.out.printf("ProviderCrashIT http, pool-labelling cloud: %s; rollout %d s after the push, %d s in all%n", kill,
                 rollout.toSeconds(), Duration.between(started, Instant.now()).toSeconds());
     }

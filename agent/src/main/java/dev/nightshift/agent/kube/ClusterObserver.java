@@ -398,7 +398,7 @@ public final class ClusterObserver implements AutoCloseable {
         Map<String, String> managed = present(NodeMarks.managedLabelKeys(a), labels);
         return new ObservedNode(name, labels.get(NodeMarks.POOL),
                 NodeMarks.rollHash(a), NodeMarks.kubeletHash(a),
-                true, readySince(node), Boolean.TRUE.equals(NodeMarks.spec(node).getUnschedulable()),
+                true, readySince(node), cordonedByNightshift(node, a),
                 NodeMarks.updateTainted(node),
                 drainStartedAt, drained, NodeMarks.blockedEvictions(a.get(NodeMarks.EVICTION_ATTEMPTS)),
                 "true".equals(labels.get(NodeMarks.NEEDS_UPDATE)),
@@ -411,6 +411,17 @@ public final class ClusterObserver implements AutoCloseable {
                 Optional.ofNullable(node.getMetadata().getCreationTimestamp()).flatMap(NodeMarks::instant),
                 managed, NodeMarks.managedTaints(a), present(NodeMarks.managedAnnotationKeys(a), a),
                 conditions(node), 0);
+    }
+
+    /**
+     * Cordoned as the planner counts it: by Nightshift (its {@link NodeMarks#CORDONED_AT} mark), or with a drain or an
+     * in-place update of Nightshift's under way. Someone else's cordon alone leaves a Ready node serving its pods: it is
+     * available, and draining it costs budget like any other (issue 24 case 3: six operator-cordoned nodes were taken as
+     * down already and drained at once).
+     */
+    private static boolean cordonedByNightshift(Node node, Map<String, String> a) {
+        return Boolean.TRUE.equals(NodeMarks.spec(node).getUnschedulable()) && (a.containsKey(NodeMarks.CORDONED_AT)
+                || a.containsKey(NodeMarks.DRAIN_STARTED_AT) || a.containsKey(NodeMarks.IN_PLACE_STARTED_AT));
     }
 
     /** The managed keys the node still carries, with the values it carries now. */

@@ -29,10 +29,11 @@ import picocli.CommandLine.Spec;
                 "(stamped with the spec's hashes, or not with --unstamped), a local Git repository",
                 "of the spec's files with a clone to push from, and the agent polling it every 2s.",
                 "It also serves the machine API (provider http) from a simulated cloud: URL and token file in the banner.",
-                "With --no-agent no agent starts: the pools' machines are the machine API's, for an agent in another",
-                "process (nightshift run --provider http), or with --provider cluster-api MachineDeployments played by the",
-                "embedded Cluster API controllers (nightshift run --config DIR/agent.yaml, a file the sandbox writes);",
-                "without --spec as well, the cluster starts empty.",
+                "With --no-agent no agent starts, for one in another process: the pools'",
+                "machines are the machine API's (nightshift run --provider http), or with",
+                "--provider cluster-api MachineDeployments played by embedded Cluster API",
+                "controllers (nightshift run --config DIR/agent.yaml, which the sandbox writes).",
+                "Without --spec as well, the cluster starts empty.",
                 "Runs until Ctrl-C. An invalid spec is listed (file:line) and exits 2 before anything starts."})
 public final class SandboxCommand implements Callable<Integer> {
 

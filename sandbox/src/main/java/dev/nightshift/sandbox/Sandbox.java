@@ -20,6 +20,7 @@ import dev.nightshift.sandbox.demo.DemoRepository;
 import dev.nightshift.sandbox.demo.EmbeddedWorld;
 import dev.nightshift.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.sandbox.machineapi.Holds;
+import dev.nightshift.sandbox.machineapi.MachineApiCloud;
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.provider.http.MachineRequest;
 import dev.nightshift.spec.model.ClusterSpec;
@@ -35,8 +36,11 @@ import dev.nightshift.strategies.model.DesiredPool;
  * serves the machine API too.
  *
  * <p>Without an agent ({@code --no-agent}) the pools' machines are the machine-API cloud's,
- * for an agent with {@code --provider http} (or a user's tooling) in another process; without a
- * spec as well, the cluster starts empty: the Kubernetes API and the machine API only.
+ * for an agent with {@code --provider http} (or a user's tooling) in another process, or, with
+ * {@link EmbeddedWorld.Machines#CLUSTER_API}, MachineDeployments played by the embedded Cluster API
+ * controllers, for an agent with {@code --provider cluster-api}; either way the sandbox writes the
+ * agent's configuration file ({@value EmbeddedWorld#AGENT_CONFIG}). Without a spec as well, the
+ * cluster starts empty: the Kubernetes API and the machine API only.
  */
 public final class Sandbox implements AutoCloseable {
 
@@ -49,11 +53,16 @@ public final class Sandbox implements AutoCloseable {
      * @param podsPerNode application pods on each node of a pool that has nodes, under a PodDisruptionBudget per pool
      * @param unstamped   seed the nodes without hashes, as a cluster Nightshift has never seen
      * @param info        where to write the world's addresses as JSON
+     * @param machines    where the pools' machines are: with an agent, its provider; without one, the machine API's cloud
+     *                    ({@link EmbeddedWorld.Machines#HTTP}) or Cluster API ({@link EmbeddedWorld.Machines#CLUSTER_API})
      * @param scale       the scale benchmark's hooks (none by default)
+     * @param machineApiRegistration what the machine API's nodes carry when they register: exactly the request's labels,
+     *                    or the pool's label too ({@link MachineApiCloud.Registration#WITH_POOL_LABEL}), only where the
+     *                    pools' machines are the machine API's
      */
     public record Options(Optional<Path> spec, Optional<String> cluster, Optional<Path> dir, int httpPort, int podsPerNode,
                           boolean unstamped, Optional<Path> info, EmbeddedWorld.Machines machines, boolean agent, Holds machineApiHolds,
-                          Scale scale) {
+                          Scale scale, MachineApiCloud.Registration machineApiRegistration) {
 
         public Options {
             if (podsPerNode < 0) {
@@ -68,6 +77,25 @@ public final class Sandbox implements AutoCloseable {
             if (agent && spec.isEmpty()) {
                 throw new IllegalArgumentException("the agent needs a spec");
             }
+            if (!agent && machines == EmbeddedWorld.Machines.SIMULATED) {
+                throw new IllegalArgumentException("the simulated cloud's machines are made by the sandbox's agent: without one, the"
+                        + " pools' machines are the machine API's or Cluster API's");
+            }
+            if (!agent && machines == EmbeddedWorld.Machines.CLUSTER_API && spec.isEmpty()) {
+                throw new IllegalArgumentException("Cluster API's MachineDeployments are seeded from the spec's pools: there is no spec");
+            }
+            if (machineApiRegistration == MachineApiCloud.Registration.WITH_POOL_LABEL && machines != EmbeddedWorld.Machines.HTTP) {
+                throw new IllegalArgumentException("the machine API's nodes carry the pool label only where the pools' machines are"
+                        + " the machine API's, not " + machines.providerType() + "'s");
+            }
+        }
+
+        /** Its machine API's nodes registering with exactly the request's labels. */
+        public Options(Optional<Path> spec, Optional<String> cluster, Optional<Path> dir, int httpPort, int podsPerNode,
+                       boolean unstamped, Optional<Path> info, EmbeddedWorld.Machines machines, boolean agent, Holds machineApiHolds,
+                       Scale scale) {
+            this(spec, cluster, dir, httpPort, podsPerNode, unstamped, info, machines, agent, machineApiHolds, scale,
+                    MachineApiCloud.Registration.REQUEST_LABELS);
         }
 
         /** With an agent, holding no machine API answer. */
@@ -133,15 +161,16 @@ public final class Sandbox implements AutoCloseable {
         Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-sandbox-"));
         world = EmbeddedWorld.start(new EmbeddedWorld.Setup(dir, "v" + apiServerVersion(cluster, pools),
                 DemoRepository.filesOf(specDir), "sandbox: the specs of " + specDir.toAbsolutePath().normalize(),
-                bastions::contains, Demo.RELIABLE_CLOUD, options.machines(), options.machineApiHolds()), clock);
+                bastions::contains, Demo.RELIABLE_CLOUD, options.machines(), options.machineApiHolds(),
+                options.machineApiRegistration()), clock);
         options.scale().requestLog().ifPresent(world.kubernetes()::writeRequestsTo);
-        if (!options.agent()) {
-            return startWithoutAgent(cluster, pools, bastions);
-        }
         boolean clusterApi = options.machines() == EmbeddedWorld.Machines.CLUSTER_API;
         if (clusterApi && !bastions.isEmpty()) {
             throw new IllegalArgumentException("with --provider cluster-api every pool is a MachineDeployment whose machines become"
                     + " nodes; bastion pools (" + String.join(", ", bastions) + ") have no place in it");
+        }
+        if (!options.agent()) {
+            return startWithoutAgent(cluster, pools, bastions);
         }
         if (options.machines() == EmbeddedWorld.Machines.HTTP) {
             seedMachineApi(pools, bastions);
@@ -151,14 +180,11 @@ public final class Sandbox implements AutoCloseable {
         }
         for (DesiredPool pool : pools) {
             // Cluster API's machines come without Nightshift's marks: they are labelled and adopted.
-            List<String> nodes = clusterApi
-                    ? world.seedMachineDeployment(cluster.name(), pool.name(), pool.spec().pool().minimum(), pool.spec().fullVersion())
+            List<String> nodes = clusterApi ? seedMachineDeployment(cluster, pool)
                     : world.seed(pool.name(), pool.spec().pool().minimum(),
                             options.unstamped() ? Optional.empty() : Optional.of(pool.rollHash()),
                             options.unstamped() ? Optional.empty() : Optional.of(pool.kubeletHash()));
-            if (options.podsPerNode() > 0 && !bastions.contains(pool.name()) && !nodes.isEmpty()) {
-                world.workloads().deploy(pool.name(), pool.name(), nodes, options.podsPerNode());
-            }
+            deployPods(pool, nodes, bastions);
         }
         if (options.podsPerNode() > 0) {
             world.workloads().startRescheduling();
@@ -172,15 +198,41 @@ public final class Sandbox implements AutoCloseable {
      * No agent: every pool (but bastions, whose machines never register, which the machine-API
      * cloud does not play) gets its {@code minimum} machines from the machine-API cloud, their
      * nodes registered with the pool's spec labels and taints but not {@link DesiredPool#POOL_LABEL}
-     * (the agent labels the nodes of its machines once they register), the hashes on the machine
-     * records unless unstamped.
+     * (the agent labels the nodes of its machines once they register; unless the cloud labels them
+     * itself, {@link MachineApiCloud.Registration#WITH_POOL_LABEL}), the hashes on the machine
+     * records unless unstamped. With Cluster API, every pool is instead a MachineDeployment of
+     * {@code minimum} Machines, as with the agent. Then the agent's configuration file is written,
+     * for {@code nightshift run --config} in another process.
      */
     private EmbeddedWorld.Facts startWithoutAgent(ClusterSpec cluster, List<DesiredPool> pools, Set<String> bastions)
-            throws java.io.IOException {
-        seedMachineApi(pools, bastions);
+            throws Exception {
+        boolean clusterApi = options.machines() == EmbeddedWorld.Machines.CLUSTER_API;
+        if (clusterApi) {
+            for (DesiredPool pool : pools) {
+                deployPods(pool, seedMachineDeployment(cluster, pool), bastions);
+            }
+            if (options.podsPerNode() > 0) {
+                world.workloads().startRescheduling();
+            }
+        } else {
+            seedMachineApi(pools, bastions);
+        }
+        world.writeAgentConfig(cluster.name());
         world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: cluster " + cluster.name() + " from "
-                + options.spec().orElseThrow(), Optional.of(cluster.name()));
+                + options.spec().orElseThrow() + (clusterApi ? " on Cluster API" : ""), Optional.of(cluster.name()));
         return announced();
+    }
+
+    /** The pool as a MachineDeployment of its {@code minimum} Machines, once every one has a Ready node; returns the nodes. */
+    private List<String> seedMachineDeployment(ClusterSpec cluster, DesiredPool pool) throws InterruptedException {
+        return world.seedMachineDeployment(cluster.name(), pool.name(), pool.spec().pool().minimum(), pool.spec().fullVersion());
+    }
+
+    /** {@code --pods-per-node} application pods on each of the pool's nodes, under the pool's budget. */
+    private void deployPods(DesiredPool pool, List<String> nodes, Set<String> bastions) {
+        if (options.podsPerNode() > 0 && !bastions.contains(pool.name()) && !nodes.isEmpty()) {
+            world.workloads().deploy(pool.name(), pool.name(), nodes, options.podsPerNode());
+        }
     }
 
     /**
@@ -213,7 +265,8 @@ public final class Sandbox implements AutoCloseable {
     /** No spec, no agent: the Kubernetes API and the machine API, empty. */
     private EmbeddedWorld.Facts startEmpty() throws java.io.IOException {
         Path dir = options.dir().orElse(Files.createTempDirectory("nightshift-sandbox-"));
-        world = EmbeddedWorld.startWithoutRepository(dir, EmbeddedKubernetes.DEFAULT_GIT_VERSION, options.machineApiHolds(), clock);
+        world = EmbeddedWorld.startWithoutRepository(dir, EmbeddedKubernetes.DEFAULT_GIT_VERSION, options.machineApiHolds(),
+                options.machineApiRegistration(), clock);
         world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: an empty cluster (no spec repository)", Optional.empty());
         return announced();
     }

@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * {@code sandbox --no-agent}: the Kubernetes API by its kubeconfig, the spec repository by its
  * {@code file://} URL, the machine API by its URL and token file. It polls Git every 2 s and keeps
  * its Git cache in a directory the caller gives, so that an agent started after a crash finds what
- * the crashed one left there, as a restarted container finds its {@code emptyDir}.
+ * the crashed one left there, as a restarted container finds its {@code emptyDir}. Or
+ * ({@link #startWithConfig}) {@code nightshift run --config} with the configuration file the sandbox
+ * wrote, whatever its provider (the Git cache is then the one that file names).
  */
 final class AgentProcess implements AutoCloseable {
 
@@ -34,6 +36,19 @@ final class AgentProcess implements AutoCloseable {
                 "--machine-api-token-file", info.machineApiTokenFile().toString(), "--kubeconfig", info.kubeconfig().toString(),
                 "--repo", info.repository().toUri().toString(), "--cluster", cluster, "--http-port", "0", "--poll-interval", "2s",
                 "--cache-dir", cacheDir.toString());
+        Files.createDirectories(screen.toAbsolutePath().getParent());
+        return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(screen.toFile()).start(), screen);
+    }
+
+    /**
+     * Starts {@code nightshift run --config FILE --kubeconfig KUBECONFIG} with the configuration file the sandbox
+     * {@code info} describes wrote ({@code sandbox --no-agent --spec DIR}: the repository, cluster, provider, a free HTTP
+     * port and a Git cache in the sandbox's directory), its output in {@code screen}.
+     */
+    static AgentProcess startWithConfig(SandboxProcess.Info info, Path screen) throws IOException {
+        assertThat(info.agentConfig()).as("the agent configuration the sandbox wrote (--info key agentConfig)").isNotNull().exists();
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                SandboxProcess.JAR.toString(), "run", "--config", info.agentConfig().toString(), "--kubeconfig", info.kubeconfig().toString());
         Files.createDirectories(screen.toAbsolutePath().getParent());
         return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(screen.toFile()).start(), screen);
     }

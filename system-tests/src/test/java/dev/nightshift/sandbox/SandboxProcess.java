@@ -34,10 +34,12 @@ public final class SandboxProcess implements AutoCloseable {
 
     /**
      * What {@code --info} wrote: where the sandbox's parts are; {@code repository} and
-     * {@code workingClone} null without a spec, {@code agent} null with {@code --no-agent}.
+     * {@code workingClone} null without a spec, {@code agent} null with {@code --no-agent},
+     * {@code agentConfig} (the configuration file for {@code nightshift run --config}) null but with
+     * {@code --no-agent} and a spec.
      */
     public record Info(URI apiServer, Path kubeconfig, Path repository, Path workingClone, URI agent, URI machineApi,
-                       Path machineApiTokenFile) {
+                       Path machineApiTokenFile, Path agentConfig) {
 
         /** The machine API's bearer token. */
         public String machineApiToken() throws IOException {
@@ -83,7 +85,8 @@ public final class SandboxProcess implements AutoCloseable {
             JsonNode json = JSON.readTree(infoFile.toFile());
             Info info = new Info(URI.create(json.get("apiServer").asText()), Path.of(json.get("kubeconfig").asText()),
                     nullable(json, "repository", Path::of), nullable(json, "clone", Path::of), nullable(json, "agent", URI::create),
-                    URI.create(json.get("machineApi").asText()), Path.of(json.get("machineApiTokenFile").asText()));
+                    URI.create(json.get("machineApi").asText()), Path.of(json.get("machineApiTokenFile").asText()),
+                    nullable(json, "agentConfig", Path::of));
             return new SandboxProcess(process, screen, work, info);
         } catch (IOException | RuntimeException | Error e) {
             stop(process);

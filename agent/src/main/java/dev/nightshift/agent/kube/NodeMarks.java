@@ -55,6 +55,11 @@ public final class NodeMarks {
     public static final String SURGE_FOR = PREFIX + "surge-for";
     public static final String DRAIN_STARTED_AT = PREFIX + "drain-started-at";
     /**
+     * When Nightshift cordoned the node, written in the same patch as {@code spec.unschedulable}: a cordon without it is
+     * someone else's, which Nightshift neither counts as a disruption nor ever lifts.
+     */
+    public static final String CORDONED_AT = PREFIX + "cordoned-at";
+    /**
      * JSON: pod name to {@code {"pdb": name, "attempts": n, "refusedAt": instant}} for evictions a
      * budget refused; the last refusal's time starts the pod's {@link dev.nightshift.strategies.EvictionBackoff}.
      */

@@ -154,20 +154,32 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> cordon(Step.Cordon step) {
         String node = step.target();
-        patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
-                : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
+        patcher.patch(node, this::cordonPatch);
         return outcome(step, "cordoned " + node);
+    }
+
+    /**
+     * Cordons with Nightshift's mark in the same patch, so that no moment shows Nightshift's cordon without it. A node
+     * someone else cordoned is left as it is, unmarked: that cordon stays theirs.
+     */
+    private Optional<Map<String, Object>> cordonPatch(Node n) {
+        return Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
+                : Optional.of(Map.<String, Object>of("spec", Map.of("unschedulable", true),
+                        "metadata", Map.of("annotations", Map.of(NodeMarks.CORDONED_AT, NodeMarks.instant(clock.instant())))));
     }
 
     @Override
     public Optional<Outcome> uncordon(Step.Uncordon step) {
         String node = step.target();
         Map<String, Object> annotations = new HashMap<>();
-        for (String key : List.of(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS, NodeMarks.IN_PLACE_STARTED_AT,
-                NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT, NodeMarks.UPDATE_JOB)) {
+        for (String key : List.of(NodeMarks.CORDONED_AT, NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS,
+                NodeMarks.IN_PLACE_STARTED_AT, NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT, NodeMarks.UPDATE_JOB)) {
             annotations.put(key, null);
         }
-        patcher.patch(node, n -> Optional.of(Map.of("spec", mapOf("unschedulable", null), "metadata", Map.of("annotations", annotations))));
+        // Only Nightshift's own cordon is lifted: a node someone else had cordoned stays cordoned once Nightshift is done.
+        patcher.patch(node, n -> Optional.of(NodeMarks.annotations(n).containsKey(NodeMarks.CORDONED_AT)
+                ? Map.<String, Object>of("spec", mapOf("unschedulable", null), "metadata", Map.of("annotations", annotations))
+                : Map.<String, Object>of("metadata", Map.of("annotations", annotations))));
         return outcome(step, "released " + node);
     }
 
@@ -194,6 +206,19 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> deleteMachine(Step.DeleteMachine d) {
         String node = d.target();
+        Optional<Node> cached = observer.node(node);
+        if (cached.isPresent() && !ClusterObserver.unreachable(cached.get())) {
+            // The plan was made from the cache; the API server has the last word on a reachable node's pods. Pods the
+            // cache did not show yet were never drained: the deletion waits for the drain. (Pods the cache shows were
+            // seen by the plan: a deletion after drainTimeout with onEvictionBlocked ForceDelete goes on with them.)
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            observer.evictablePods(node).forEach(p -> seen.add(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()));
+            List<String> left = observer.evictablePodsNow(node).stream().filter(p -> !seen.contains(p)).toList();
+            if (!left.isEmpty()) {
+                LOG.info("machine of {} not deleted yet: pods {} are on it, newer than the drain saw; it drains again", node, left);
+                return Optional.empty();
+            }
+        }
         MachineProvider.Deletion deletion = machines.delete(d.desired(), node, d.replace());
         if (!deletion.started()) {
             LOG.info("machine of {} not deleted yet: {}", node, deletion.detail());
@@ -283,8 +308,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             events.node(node, EventRecorder.Reason.NodeFailed, "Node " + node + " of pool " + r.pool() + " has been unhealthy (" + r.condition()
                     + ") since " + r.since() + ", longer than its healthTimeout: draining it and replacing its machine");
         }
-        patcher.patch(node, n -> Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable()) ? Optional.empty()
-                : Optional.of(Map.of("spec", Map.of("unschedulable", true))));
+        patcher.patch(node, this::cordonPatch);
         Optional<Outcome> drained = drain(r, node);
         String summary = "repairing " + node + " (" + r.condition() + " since " + r.since() + "): cordoned, draining";
         return Optional.of(new Outcome(r, summary, drained.map(Outcome::evictions).orElse(Evictions.NONE)));

@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import dev.nightshift.sandbox.Sandbox;
 import dev.nightshift.sandbox.demo.EmbeddedWorld;
 import dev.nightshift.sandbox.machineapi.Holds;
+import dev.nightshift.sandbox.machineapi.MachineApiCloud;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.SpecSet;
 import picocli.CommandLine.Command;
@@ -28,8 +29,11 @@ import picocli.CommandLine.Spec;
                 "(stamped with the spec's hashes, or not with --unstamped), a local Git repository",
                 "of the spec's files with a clone to push from, and the agent polling it every 2s.",
                 "It also serves the machine API (provider http) from a simulated cloud: URL and token file in the banner.",
-                "With --no-agent no agent starts: the pools' machines are the machine API's, for an agent in another",
-                "process (nightshift run --provider http); without --spec as well, the cluster starts empty.",
+                "With --no-agent no agent starts, for one in another process: the pools'",
+                "machines are the machine API's (nightshift run --provider http), or with",
+                "--provider cluster-api MachineDeployments played by embedded Cluster API",
+                "controllers (nightshift run --config DIR/agent.yaml, which the sandbox writes).",
+                "Without --spec as well, the cluster starts empty.",
                 "Runs until Ctrl-C. An invalid spec is listed (file:line) and exits 2 before anything starts."})
 public final class SandboxCommand implements Callable<Integer> {
 
@@ -41,8 +45,14 @@ public final class SandboxCommand implements Callable<Integer> {
     private Path specDir;
 
     @Option(names = "--no-agent", description = "Start no agent: the pools' machines (none without --spec) come from the machine API's"
-            + " cloud, for an agent in another process (nightshift run --provider http --machine-api-url URL).")
+            + " cloud, for an agent in another process (nightshift run --provider http --machine-api-url URL), or with --provider"
+            + " cluster-api are MachineDeployments (nightshift run --config DIR/agent.yaml).")
     private boolean noAgent;
+
+    @Option(names = "--machine-api-pool-label", description = "The machine API's cloud registers every node with the pool's label"
+            + " nightshift.dev/pool too, besides the labels asked for, as an adapter that passes the pool to the kubelet's"
+            + " --node-labels does (the seeded nodes as well). With --provider http or --no-agent, not --provider cluster-api.")
+    private boolean machineApiPoolLabel;
 
     /**
      * A test hook for crash tests, hidden from --help: hold back the machine API's answers to
@@ -83,15 +93,16 @@ public final class SandboxCommand implements Callable<Integer> {
     private boolean unstamped;
 
     @Option(names = "--info", paramLabel = "FILE",
-            description = "Write apiServer, kubeconfig, repository, clone, agent (base URL), machineApi (base URL) and"
-                    + " machineApiTokenFile as JSON to FILE once running (repository and clone null without --spec, agent null"
-                    + " with --no-agent).")
+            description = "Write apiServer, kubeconfig, repository, clone, agent (base URL), machineApi (base URL),"
+                    + " machineApiTokenFile and agentConfig as JSON to FILE once running (repository and clone null without --spec,"
+                    + " agent null with --no-agent, agentConfig null but with --no-agent and --spec).")
     private Path info;
 
-    @Option(names = "--provider", defaultValue = "simulated", paramLabel = "NAME",
-            description = "Where the machines come from (default ${DEFAULT-VALUE}): simulated, cluster-api (a MachineDeployment"
-                    + " per pool, played by embedded Cluster API controllers; its nodes are always adopted), or http (the machine"
-                    + " API this sandbox serves, which the agent calls over HTTP with its http provider).")
+    @Option(names = "--provider", paramLabel = "NAME",
+            description = "Where the machines come from (default simulated; with --no-agent, http): simulated, cluster-api (a"
+                    + " MachineDeployment per pool, played by embedded Cluster API controllers; its nodes are always adopted), or"
+                    + " http (the machine API this sandbox serves, which the agent calls over HTTP with its http provider). With"
+                    + " --no-agent, http or cluster-api: what the agent in another process runs.")
     private String provider;
 
     @Override
@@ -99,25 +110,37 @@ public final class SandboxCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         EmbeddedWorld.Machines machines;
         try {
-            machines = EmbeddedWorld.Machines.of(provider);
+            machines = provider != null ? EmbeddedWorld.Machines.of(provider)
+                    : noAgent ? EmbeddedWorld.Machines.HTTP : EmbeddedWorld.Machines.SIMULATED;
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             return ExitCodes.USAGE;
         }
-        if (bulkPodsPerNode < 0 || (bulkPodsPerNode > 0 && (podsPerNode > 0 || !noAgent))) {
-            err.println("--bulk-pods-per-node N (N >= 0) goes with --no-agent, without --pods-per-node");
+        if (bulkPodsPerNode < 0 || (bulkPodsPerNode > 0 && (podsPerNode > 0 || !noAgent || machines == EmbeddedWorld.Machines.CLUSTER_API))) {
+            err.println("--bulk-pods-per-node N (N >= 0) goes with --no-agent, without --pods-per-node or --provider cluster-api");
             return ExitCodes.USAGE;
         }
         if (podsPerNode < 0) {
             err.println("--pods-per-node must not be negative, got " + podsPerNode);
             return ExitCodes.USAGE;
         }
-        if (noAgent && machines != EmbeddedWorld.Machines.SIMULATED) {
-            err.println("--provider names the agent's machines; with --no-agent the machines are the machine API's");
+        if (noAgent && machines == EmbeddedWorld.Machines.SIMULATED) {
+            err.println("--provider simulated needs the sandbox's agent (its machines are Node objects the agent makes); with --no-agent"
+                    + " the pools' machines are the machine API's (--provider http, the default) or MachineDeployments (--provider"
+                    + " cluster-api)");
             return ExitCodes.USAGE;
         }
         if (specDir == null && !noAgent) {
             err.println("--spec is required: the agent needs specs to act on (only --no-agent starts without them)");
+            return ExitCodes.USAGE;
+        }
+        if (specDir == null && machines == EmbeddedWorld.Machines.CLUSTER_API) {
+            err.println("--provider cluster-api makes a MachineDeployment of each of the spec's pools: it needs --spec");
+            return ExitCodes.USAGE;
+        }
+        if (machineApiPoolLabel && machines != EmbeddedWorld.Machines.HTTP) {
+            err.println("--machine-api-pool-label concerns the nodes of the machine API's machines: it goes with --provider http or"
+                    + " --no-agent, not with --provider " + machines.providerType());
             return ExitCodes.USAGE;
         }
         if (specDir == null && (cluster != null || unstamped || podsPerNode > 0)) {
@@ -146,7 +169,9 @@ public final class SandboxCommand implements Callable<Integer> {
         try (StopSignal stop = new StopSignal(Duration.ofSeconds(30));
              Sandbox sandbox = new Sandbox(new Sandbox.Options(Optional.ofNullable(specDir), managed, Optional.ofNullable(dir), httpPort,
                      podsPerNode, unstamped, Optional.ofNullable(info), machines, !noAgent, holds,
-                     new Sandbox.Scale(bulkPodsPerNode, Optional.ofNullable(kubernetesRequestLog))), specs, System.out,
+                     new Sandbox.Scale(bulkPodsPerNode, Optional.ofNullable(kubernetesRequestLog)),
+                     machineApiPoolLabel ? MachineApiCloud.Registration.WITH_POOL_LABEL : MachineApiCloud.Registration.REQUEST_LABELS),
+                     specs, System.out,
                      Clock.systemUTC())) {
             stop.install();
             sandbox.start();

@@ -101,6 +101,28 @@ public final class DemoWorkloads implements AutoCloseable {
     }
 
     private void reschedule(Pod gone) {
+        // Chosen from fresh reads, and the choice read again just before the pod is bound: counting pods per node takes
+        // a while under load, and a node cordoned meanwhile must not get the pod. A real scheduler decides from a cache
+        // milliseconds old; this stand-in once bound pods to nodes cordoned seconds before, which no drain can keep up with.
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Optional<String> target = choose(gone);
+            if (target.isEmpty()) {
+                return;
+            }
+            Node now = client.nodes().withName(target.get()).get();
+            if (now == null || Boolean.TRUE.equals(now.getSpec().getUnschedulable())) {
+                continue;
+            }
+            try {
+                create(gone.getMetadata().getLabels().get(NodeMarks.POOL), gone.getMetadata().getLabels().get(APP), target.get());
+            } catch (RuntimeException e) {
+                LOG.debug("could not start a replacement pod: {}", e.getMessage());
+            }
+            return;
+        }
+    }
+
+    private Optional<String> choose(Pod gone) {
         String pool = gone.getMetadata().getLabels().get(NodeMarks.POOL);
         String app = gone.getMetadata().getLabels().get(APP);
         Optional<Node> target = client.nodes().withLabel(NodeMarks.POOL, pool).list().getItems().stream()
@@ -110,13 +132,7 @@ public final class DemoWorkloads implements AutoCloseable {
                         .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())))
                 .min(Comparator.comparing(n -> client.pods().inNamespace(NAMESPACE).withLabel(APP, app).list().getItems().stream()
                         .filter(p -> n.getMetadata().getName().equals(p.getSpec().getNodeName())).count()));
-        target.ifPresent(node -> {
-            try {
-                create(pool, app, node.getMetadata().getName());
-            } catch (RuntimeException e) {
-                LOG.debug("could not start a replacement pod: {}", e.getMessage());
-            }
-        });
+        return target.map(n -> n.getMetadata().getName());
     }
 
     private void create(String pool, String app, String node) {

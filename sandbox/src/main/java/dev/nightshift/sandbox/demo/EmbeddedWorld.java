@@ -74,6 +74,8 @@ public final class EmbeddedWorld implements AutoCloseable {
     public static final String MACHINE_LOG = "machine-log.jsonl";
     /** Every request the machine API answered (JSON lines), in the world's directory. */
     public static final String MACHINE_API_REQUESTS = "machine-api-requests.jsonl";
+    /** The configuration of an agent in another process ({@link #writeAgentConfig}), in the world's directory. */
+    public static final String AGENT_CONFIG = "agent.yaml";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -86,11 +88,22 @@ public final class EmbeddedWorld implements AutoCloseable {
      * @param agent      the agent's HTTP base URL ({@code /status}, {@code /metrics}, …); null when no agent runs
      * @param machineApi the machine API's base URL (paths start with {@code /v1})
      * @param machineApiTokenFile the file holding the machine API's bearer token
+     * @param agentConfig the configuration file for {@code nightshift run --config} of an agent in another process
+     *                    ({@link #writeAgentConfig}); null when none was written
      */
     public record Facts(String apiServer, Path kubeconfig, Path repository, Path workingClone, String agent, String machineApi,
-                        Path machineApiTokenFile) {
+                        Path machineApiTokenFile, Path agentConfig) {
 
-        /** Every key always present; {@code repository}, {@code clone} and {@code agent} null when the world has no such part. */
+        /** Without an agent configuration file. */
+        public Facts(String apiServer, Path kubeconfig, Path repository, Path workingClone, String agent, String machineApi,
+                     Path machineApiTokenFile) {
+            this(apiServer, kubeconfig, repository, workingClone, agent, machineApi, machineApiTokenFile, null);
+        }
+
+        /**
+         * Every key always present; {@code repository}, {@code clone}, {@code agent} and {@code agentConfig} null when the
+         * world has no such part.
+         */
         public String json() {
             ObjectNode o = JSON.createObjectNode();
             o.put("apiServer", apiServer);
@@ -100,6 +113,7 @@ public final class EmbeddedWorld implements AutoCloseable {
             o.put("agent", agent);
             o.put("machineApi", machineApi);
             o.put("machineApiTokenFile", machineApiTokenFile.toString());
+            o.put("agentConfig", agentConfig == null ? null : agentConfig.toString());
             return o.toPrettyString();
         }
     }
@@ -202,6 +216,7 @@ public final class EmbeddedWorld implements AutoCloseable {
     /** What runs the agent's node updater Jobs, with {@link Machines#CLUSTER_API}. */
     private final Optional<JobControllers> jobs;
     private volatile Agent agent;
+    private volatile Path agentConfig;
 
     private EmbeddedWorld(Path dir, EmbeddedKubernetes kube, Path kubeconfig, Optional<DemoRepository> repo, MachineApiParts machineApi,
                           ScheduledExecutorService cloudThreads, SimulatedMachineProvider cloud, Clock clock, Machines machines,
@@ -255,9 +270,15 @@ public final class EmbeddedWorld implements AutoCloseable {
      * agent (so no {@link #startAgent}), for an agent or a user's tooling in another process.
      */
     public static EmbeddedWorld startWithoutRepository(Path dir, String gitVersion, Holds machineApiHolds, Clock clock) throws IOException {
+        return startWithoutRepository(dir, gitVersion, machineApiHolds, MachineApiCloud.Registration.REQUEST_LABELS, clock);
+    }
+
+    /** {@link #startWithoutRepository(Path, String, Holds, Clock)}, the machine API's nodes registering as {@code registration} says. */
+    public static EmbeddedWorld startWithoutRepository(Path dir, String gitVersion, Holds machineApiHolds,
+                                                       MachineApiCloud.Registration registration, Clock clock) throws IOException {
         try {
             return start(new Setup(dir, gitVersion, Map.of(), "", pool -> false, SimulatedMachineProvider.Behaviour.fast(),
-                    Machines.SIMULATED, machineApiHolds), false, clock);
+                    Machines.HTTP, machineApiHolds, registration), false, clock);
         } catch (GitAPIException e) {
             throw new IllegalStateException("no repository was made, so Git cannot have failed", e);
         }
@@ -400,10 +421,64 @@ public final class EmbeddedWorld implements AutoCloseable {
         return starting;
     }
 
+    /**
+     * Writes {@value #AGENT_CONFIG} into the world's directory: the configuration with which {@code nightshift run --config
+     * FILE --kubeconfig KUBECONFIG} in another process is this world's agent, as {@link #startAgent} would run it. The
+     * repository (polled every {@link #POLL}), {@code cluster}, any free HTTP port, a Git cache in the world's directory
+     * and the provider: with {@link Machines#CLUSTER_API} {@code cluster-api} in {@value #CLUSTER_API_NAMESPACE} with node
+     * updates by Job in {@value #NODE_UPDATES_NAMESPACE} (run by the world's Job controllers), otherwise {@code http}
+     * against this world's machine API and its token file. Returns the file, which {@link #facts()} names from then on.
+     */
+    public Path writeAgentConfig(String cluster) throws IOException {
+        DemoRepository repository = repository();
+        StringBuilder yaml = new StringBuilder();
+        yaml.append("# nightshift run --config ").append(dir.resolve(AGENT_CONFIG)).append(" --kubeconfig ").append(kubeconfig).append('\n');
+        yaml.append("# The agent of this sandbox's world, in a process of its own (written by nightshift sandbox --no-agent).\n");
+        yaml.append("git:\n");
+        yaml.append("  url: ").append(quoted(repository.url().toString())).append('\n');
+        yaml.append("  ref: main\n");
+        yaml.append("  pollInterval: ").append(POLL.toSeconds()).append("s\n");
+        yaml.append("cluster: ").append(quoted(cluster)).append('\n');
+        yaml.append("http: {port: 0}  # any free port: the agent prints its /status URL\n");
+        yaml.append("cacheDir: ").append(quoted(dir.resolve("agent-cache").toString())).append('\n');
+        yaml.append("provider:\n");
+        if (machines == Machines.CLUSTER_API) {
+            yaml.append("  type: cluster-api\n");
+            yaml.append("  clusterApi:\n");
+            yaml.append("    namespace: ").append(CLUSTER_API_NAMESPACE).append("  # where the MachineDeployments live\n");
+            yaml.append("nodeUpdates:  # kubelet restarts and in-place updates: a Job per node, run by the sandbox's Job controller\n");
+            yaml.append("  type: job\n");
+            yaml.append("  job:\n");
+            yaml.append("    namespace: ").append(NODE_UPDATER.namespace()).append('\n');
+            yaml.append("    image: ").append(quoted(NODE_UPDATER.image())).append('\n');
+            yaml.append("    command: [").append(String.join(", ", NODE_UPDATER.command().stream().map(EmbeddedWorld::quoted).toList()))
+                    .append("]\n");
+            yaml.append("    serviceAccount: ").append(NODE_UPDATER.serviceAccount()).append('\n');
+        } else {
+            yaml.append("  type: http\n");
+            yaml.append("  http:\n");
+            yaml.append("    url: ").append(quoted(machineApi.url())).append('\n');
+            yaml.append("    tokenFile: ").append(quoted(machineApi.tokenFile().toString())).append('\n');
+        }
+        Path file = dir.resolve(AGENT_CONFIG);
+        Files.writeString(file, yaml.toString(), java.nio.charset.StandardCharsets.UTF_8);
+        agentConfig = file;
+        return file;
+    }
+
+    /** A YAML double-quoted scalar (JSON's string syntax, which YAML reads the same). */
+    private static String quoted(String text) {
+        try {
+            return JSON.writeValueAsString(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a string is always written as JSON", e);
+        }
+    }
+
     /** The world's addresses; those of the repository and the agent null when the world has none. */
     public Facts facts() {
         return new Facts(kube.url(), kubeconfig, repo.map(DemoRepository::bare).orElse(null), repo.map(DemoRepository::work).orElse(null),
-                agent == null ? null : "http://127.0.0.1:" + agent.httpPort(), machineApi.url(), machineApi.tokenFile());
+                agent == null ? null : "http://127.0.0.1:" + agent.httpPort(), machineApi.url(), machineApi.tokenFile(), agentConfig);
     }
 
     /** The banner both commands print once the agent runs. */
@@ -414,9 +489,7 @@ public final class EmbeddedWorld implements AutoCloseable {
         out.println("  Kubernetes API   " + facts.apiServer() + "   (kubectl --kubeconfig " + facts.kubeconfig() + " get nodes)");
         machineApiLine(out, facts);
         if (machines == Machines.CLUSTER_API) {
-            out.println("  Cluster API      kubectl --kubeconfig " + facts.kubeconfig() + " get machinedeployments,machinesets,machines");
-            out.println("  node updates     kubectl --kubeconfig " + facts.kubeconfig() + " get jobs -n " + NODE_UPDATES_NAMESPACE
-                    + "   (kubelet restarts and in-place updates, one Job per node)");
+            clusterApiLines(out, facts);
         }
         out.println("  spec repository  " + facts.repository() + "   (the agent polls it every " + POLL.toSeconds() + "s)");
         out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push: the agent picks it up)");
@@ -428,7 +501,10 @@ public final class EmbeddedWorld implements AutoCloseable {
 
     /**
      * The banner of a world whose agent runs elsewhere (or none): the API, the machine API, the
-     * repository if there is one, and how to point {@code nightshift run --provider http} at it.
+     * Cluster API objects and node update Jobs with {@link Machines#CLUSTER_API}, the repository if
+     * there is one, and how to point {@code nightshift run} at it: with {@code --provider http} and
+     * flags (and, once {@link #writeAgentConfig} wrote it, with the configuration file), or with
+     * Cluster API, with the configuration file.
      */
     public void bannerWithoutAgent(PrintStream out, String title, Optional<String> cluster) {
         Facts facts = facts();
@@ -436,16 +512,35 @@ public final class EmbeddedWorld implements AutoCloseable {
         out.println(title);
         out.println("  Kubernetes API   " + facts.apiServer() + "   (kubectl --kubeconfig " + facts.kubeconfig() + " get nodes)");
         machineApiLine(out, facts);
+        if (machines == Machines.CLUSTER_API) {
+            clusterApiLines(out, facts);
+        }
         if (facts.repository() != null) {
             out.println("  spec repository  " + facts.repository());
             out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push)");
         }
         out.println("  no agent runs here; point one at it from another shell:");
+        String withConfig = "java -jar cli/target/nightshift.jar run --config " + facts.agentConfig() + " --kubeconfig " + facts.kubeconfig();
+        if (machines == Machines.CLUSTER_API) {
+            out.println("    " + withConfig);
+            out.println();
+            return;
+        }
         out.println("    java -jar cli/target/nightshift.jar run --kubeconfig " + facts.kubeconfig() + " --provider http \\");
         out.println("        --machine-api-url " + facts.machineApi() + " --machine-api-token-file " + facts.machineApiTokenFile() + " \\");
         out.println("        --repo " + (facts.repository() == null ? "URL" : facts.repository().toUri()) + " --cluster "
                 + cluster.orElse("NAME") + " --poll-interval 2s --http-port 0");
+        if (facts.agentConfig() != null) {
+            out.println("  or, the same with the configuration the sandbox wrote:");
+            out.println("    " + withConfig);
+        }
         out.println();
+    }
+
+    private static void clusterApiLines(PrintStream out, Facts facts) {
+        out.println("  Cluster API      kubectl --kubeconfig " + facts.kubeconfig() + " get machinedeployments,machinesets,machines");
+        out.println("  node updates     kubectl --kubeconfig " + facts.kubeconfig() + " get jobs -n " + NODE_UPDATES_NAMESPACE
+                + "   (kubelet restarts and in-place updates, one Job per node)");
     }
 
     private static void machineApiLine(PrintStream out, Facts facts) {

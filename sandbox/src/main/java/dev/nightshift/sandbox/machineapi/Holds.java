@@ -16,40 +16,54 @@ import java.util.Optional;
  * replace (for 30 s). {@code OP} is one of list, create, replace, delete, update, patch; the Nth
  * counts the requests of that operation that reached the cloud (authorised and well formed),
  * repeats with a key seen before included, from the server's start.
+ *
+ * <p>{@code OP:N:lost} loses the answer instead: the work is done and a {@code 503} goes back, as
+ * if the answer had been lost on the way, so that the agent, alive, sends the same request again
+ * (logged {@code "phase": "lost-answer"}). With deterministic idempotency keys the repeat makes
+ * nothing new; with random ones it would make a second machine, which the crash test must see.
  */
 public final class Holds {
 
     static final long DEFAULT_SECONDS = 60;
 
-    private final Map<Operation, Map<Integer, Duration>> holds;
+    static final String LOST = "lost";
 
-    private Holds(Map<Operation, Map<Integer, Duration>> holds) {
+    private final Map<Operation, Map<Integer, Duration>> holds;
+    private final Map<Operation, java.util.Set<Integer>> losses;
+
+    private Holds(Map<Operation, Map<Integer, Duration>> holds, Map<Operation, java.util.Set<Integer>> losses) {
         this.holds = holds;
+        this.losses = losses;
     }
 
     /** Holds nothing. */
     public static Holds none() {
-        return new Holds(Map.of());
+        return new Holds(Map.of(), Map.of());
     }
 
     /** Parses {@code OP:N[:SECONDS],…}; empty holds nothing; a wrong part is an {@link IllegalArgumentException} naming it. */
     public static Holds parse(String text) {
         Map<Operation, Map<Integer, Duration>> holds = new HashMap<>();
+        Map<Operation, java.util.Set<Integer>> losses = new HashMap<>();
         if (text == null || text.isBlank()) {
             return none();
         }
         for (String part : text.split(",")) {
             String[] fields = part.strip().split(":");
             if (fields.length < 2 || fields.length > 3) {
-                throw new IllegalArgumentException("hold \"" + part.strip() + "\" is not OP:N or OP:N:SECONDS");
+                throw new IllegalArgumentException("hold \"" + part.strip() + "\" is not OP:N, OP:N:SECONDS or OP:N:" + LOST);
             }
             Operation operation = Operation.of(fields[0]).orElseThrow(() -> new IllegalArgumentException("hold \"" + part.strip()
                     + "\": \"" + fields[0] + "\" is not one of " + Operation.names()));
             int ordinal = positive(fields[1], part);
+            if (fields.length == 3 && LOST.equals(fields[2])) {
+                losses.computeIfAbsent(operation, o -> new java.util.HashSet<>()).add(ordinal);
+                continue;
+            }
             long seconds = fields.length == 3 ? positive(fields[2], part) : DEFAULT_SECONDS;
             holds.computeIfAbsent(operation, o -> new HashMap<>()).put(ordinal, Duration.ofSeconds(seconds));
         }
-        return new Holds(Map.copyOf(holds));
+        return new Holds(Map.copyOf(holds), Map.copyOf(losses));
     }
 
     private static int positive(String number, String part) {
@@ -67,5 +81,10 @@ public final class Holds {
     /** How long to hold the answer to the {@code ordinal}-th request of {@code operation}, if at all. */
     Optional<Duration> of(Operation operation, int ordinal) {
         return Optional.ofNullable(holds.getOrDefault(operation, Map.of()).get(ordinal));
+    }
+
+    /** Whether the answer to the {@code ordinal}-th request of {@code operation} is lost (a 503 after the work is done). */
+    boolean loses(Operation operation, int ordinal) {
+        return losses.getOrDefault(operation, java.util.Set.of()).contains(ordinal);
     }
 }

@@ -166,7 +166,11 @@ public final class MachineApiServer implements AutoCloseable {
             }
             Optional<Duration> hold = answer.operation() == null || answer.ordinal() == 0 ? Optional.empty()
                     : holds.of(answer.operation(), answer.ordinal());
-            if (hold.isPresent()) {
+            if (answer.operation() != null && answer.ordinal() != 0 && holds.loses(answer.operation(), answer.ordinal())) {
+                log(method, path, key, answer, RequestLog.Phase.LOST_ANSWER);
+                answer = Answer.error(503, "the answer was lost on the way (the sandbox's test hook --machine-api-hold)", null, 0);
+                log(method, path, key, answer, RequestLog.Phase.ANSWERED);
+            } else if (hold.isPresent()) {
                 log(method, path, key, answer, RequestLog.Phase.HELD);
                 awaitRelease(hold.get());
                 log(method, path, key, answer, RequestLog.Phase.RELEASED);

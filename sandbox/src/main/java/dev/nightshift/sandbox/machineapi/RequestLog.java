@@ -28,10 +28,16 @@ public final class RequestLog implements AutoCloseable {
         /** A held answer, sent at last. */
         RELEASED,
         /** An answer that could not be sent: the client had gone (killed while its answer was held, say). */
-        LOST;
+        LOST,
+        /**
+         * The work is done and the answer is replaced by a 503 by a test hook ({@link Holds}), as if lost on the way: the
+         * client sends the same request again. Logged with the real answer's status and machine; an {@link #ANSWERED} line
+         * with the 503 follows.
+         */
+        LOST_ANSWER;
 
         public String json() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 

@@ -21,9 +21,21 @@ class HoldsTest {
     }
 
     @Test
+    void aLostAnswerIsNotAHold() {
+        Holds holds = Holds.parse("create:1:lost,create:2");
+
+        assertThat(holds.loses(Operation.CREATE, 1)).isTrue();
+        assertThat(holds.of(Operation.CREATE, 1)).isEmpty();
+        assertThat(holds.loses(Operation.CREATE, 2)).isFalse();
+        assertThat(holds.of(Operation.CREATE, 2)).contains(Duration.ofSeconds(60));
+        assertThat(holds.loses(Operation.REPLACE, 1)).isFalse();
+    }
+
+    @Test
     void aWrongHoldIsRefusedNamingIt() {
         assertThatThrownBy(() -> Holds.parse("create:2,explode:1")).hasMessageContaining("\"explode\" is not one of list, create");
         assertThatThrownBy(() -> Holds.parse("create:0")).hasMessageContaining("\"0\" is not a positive number");
-        assertThatThrownBy(() -> Holds.parse("create")).hasMessageContaining("is not OP:N or OP:N:SECONDS");
+        assertThatThrownBy(() -> Holds.parse("create")).hasMessageContaining("is not OP:N, OP:N:SECONDS or OP:N:lost");
+        assertThatThrownBy(() -> Holds.parse("create:1:lose")).hasMessageContaining("\"lose\" is not a positive number");
     }
 }

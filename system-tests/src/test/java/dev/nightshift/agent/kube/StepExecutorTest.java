@@ -143,10 +143,36 @@ class StepExecutorTest {
     }
 
     @Test
+    void aCordonWritesNightshiftsMarkInTheSamePatch() throws Exception {
+        observing();
+
+        seam.executor.execute(new Step.Cordon(NODE, POOL));
+
+        assertThat(seam.writes()).hasSize(1);
+        assertThat(seam.node().getSpec().getUnschedulable()).isTrue();
+        assertThat(annotations()).containsEntry(NodeMarks.CORDONED_AT, NodeMarks.instant(NOW));
+    }
+
+    @Test
+    void anUncordonLeavesSomeoneElsesCordonAndRemovesOnlyNightshiftsMarks() throws Exception {
+        seam.edit(n -> {
+            n.getSpec().setUnschedulable(true);
+            n.getMetadata().getAnnotations().put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW));
+        });
+        observing();
+
+        seam.executor.execute(new Step.Uncordon(NODE, POOL));
+
+        assertThat(seam.node().getSpec().getUnschedulable()).as("the operator's cordon").isTrue();
+        assertThat(annotations()).doesNotContainKey(NodeMarks.DRAIN_STARTED_AT);
+    }
+
+    @Test
     void anUncordonLiftsTheCordonAndRemovesNightshiftsTimersButNoOtherAnnotation() throws Exception {
         seam.edit(n -> {
             n.getSpec().setUnschedulable(true);
             Map<String, String> a = n.getMetadata().getAnnotations();
+            a.put(NodeMarks.CORDONED_AT, NodeMarks.instant(NOW));
             a.put("example.com/owner", "ops");
             a.put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW));
             a.put(NodeMarks.EVICTION_ATTEMPTS, NodeMarks.evictionAttempts(Map.of("db-0", new EvictionAttempt("db-pdb", 1, Optional.of(NOW)))));
@@ -159,7 +185,7 @@ class StepExecutorTest {
         seam.executor.execute(new Step.Uncordon(NODE, POOL));
 
         assertThat(seam.node().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
-        assertThat(annotations()).doesNotContainKeys(NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS,
+        assertThat(annotations()).doesNotContainKeys(NodeMarks.CORDONED_AT, NodeMarks.DRAIN_STARTED_AT, NodeMarks.EVICTION_ATTEMPTS,
                 NodeMarks.IN_PLACE_STARTED_AT, NodeMarks.IN_PLACE_TARGET, NodeMarks.KUBELET_RESTART_AT)
                 .containsEntry("example.com/owner", "ops").containsEntry(NodeMarks.ROLL_HASH, OLD.value());
     }

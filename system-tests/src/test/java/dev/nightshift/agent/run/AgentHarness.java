@@ -140,8 +140,23 @@ final class AgentHarness implements AutoCloseable {
         this(tmp, cluster, pool, nodes, EmbeddedKubernetes.DEFAULT_GIT_VERSION, cloud, backend, Behaviour.fast());
     }
 
+    /**
+     * With {@code backend}'s machines on these behaviours (the simulated cloud's, which the machine API's cloud also
+     * follows, and the Cluster API double's), and the machine API's answers held or lost as {@code holds} says.
+     */
+    AgentHarness(Path tmp, String cluster, String pool, int nodes, RolloutBackend backend, SimulatedMachineProvider.Behaviour cloud,
+                 Behaviour clusterApi, Holds holds) throws Exception {
+        this(tmp, cluster, pool, nodes, EmbeddedKubernetes.DEFAULT_GIT_VERSION, cloud, backend, clusterApi, holds);
+    }
+
     private AgentHarness(Path tmp, String cluster, String pool, int nodes, String apiServerVersion,
                          SimulatedMachineProvider.Behaviour behaviour, RolloutBackend backend, Behaviour clusterApi) throws Exception {
+        this(tmp, cluster, pool, nodes, apiServerVersion, behaviour, backend, clusterApi, Holds.none());
+    }
+
+    private AgentHarness(Path tmp, String cluster, String pool, int nodes, String apiServerVersion,
+                         SimulatedMachineProvider.Behaviour behaviour, RolloutBackend backend, Behaviour clusterApi, Holds holds)
+            throws Exception {
         this.tmp = tmp;
         this.backend = backend;
         Path served = Files.createDirectories(tmp.resolve("served"));
@@ -178,7 +193,7 @@ final class AgentHarness implements AutoCloseable {
                         RandomGeneratorFactory.of("L64X128MixRandom").create(42), new MachineApiCloud.Behaviour(
                                 behaviour.createDelay(), Duration.ofMillis(200), behaviour.inPlaceDelay(), behaviour.restartDelay(),
                                 behaviour.neverRegisters(), behaviour.inPlaceFailure()), log);
-                api = MachineApiServer.start(machines, new RequestLog(Optional.empty()), Holds.none(), tmp.resolve("machine-api-token"),
+                api = MachineApiServer.start(machines, new RequestLog(Optional.empty()), holds, tmp.resolve("machine-api-token"),
                         Clock.systemUTC());
                 // Running before Nightshift: unstamped, their nodes without the pool label.
                 machines.seed(pool, nodes, Map.of(), Map.of());

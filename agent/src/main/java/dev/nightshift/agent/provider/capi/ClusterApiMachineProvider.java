@@ -70,6 +70,11 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
     private static final String REQUESTED = "-requested-for-";
     /** Placeholder names of replacements Cluster API owes for deleted Machines and has not created yet. */
     private static final String OWED = "-replacement-owed-";
+    /**
+     * On the MachineDeployment: the Machines whose removal Nightshift asked for by lowering replicas, comma-separated,
+     * written in the same patch as the lowering (see {@link #deleteStranded}).
+     */
+    static final String LEAVING = "nightshift.dev/leaving-machines";
 
     private final KubernetesClient client;
     private final ClusterApiSettings settings;
@@ -358,10 +363,64 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         ObjectNode annotations = ((ObjectNode) patch.with("metadata")).putObject("annotations");
         annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas()));
         annotations.put(SurgeRequests.ANNOTATION, requests.write());
+        annotations.put(LEAVING, leavingAfter(p));
         ((ObjectNode) patch.with("spec")).put("replicas", replicas);
         patchDeployment(md, patch);
         LOG.info("MachineDeployment {}: replicas {} (desired {} + {} surge), a machine to stand in for {}", md.getMetadata().getName(),
                 replicas, p.desiredReplicas(), requests.size(), surgeFor);
+        deleteStranded(p, replicas);
+    }
+
+    /**
+     * Deletes outright the drained Machines Nightshift lowered replicas for that Cluster API will not remove any more: a
+     * new stand-in raised the replicas again before Cluster API acted on the lowering (issue 24 case 1), or an agent
+     * stopped between the two writes. Cluster API then has nothing to do (every MachineSet holds its replicas, and they
+     * add up to the MachineDeployment's), and the marked Machine would stay for good. Deleted, it leaves by the OnDelete
+     * path, and its replacement at the current template is the new stand-in; {@code spec.replicas} — the pool's size plus
+     * the surge asked for, in absolute terms — is not touched.
+     *
+     * <p>Only Machines named in the MachineDeployment's {@value #LEAVING} annotation, written in the same patch as the
+     * lowering, are considered: so the cached MachineDeployment is known to include the lowering, and a stale cache
+     * cannot make Nightshift delete a Machine Cluster API is about to remove as well (two removals for one lowered replica
+     * would take an undrained Machine). Safe if Cluster API acted on the lowering meanwhile: a MachineSet removes a
+     * Machine being deleted first, so the two removals are the same one.
+     */
+    private void deleteStranded(Pool p, int replicas) {
+        Set<String> leaving = leaving(p.md());
+        if (leaving.isEmpty() || p.sets().movingReplicas(replicas, p.machines(), ClusterApi.SET_NAME_LABEL).isPresent()
+                || !p.sets().holdTheirReplicas(p.machines(), ClusterApi.SET_NAME_LABEL)) {
+            return;
+        }
+        for (GenericKubernetesResource m : p.machines()) {
+            if (leaving.contains(m.getMetadata().getName()) && m.getMetadata().getDeletionTimestamp() == null
+                    && annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) != null) {
+                machineResource(m.getMetadata().getName()).delete();
+                LOG.info("MachineDeployment {}: deleted machine {} (drained, marked to leave) outright: Cluster API, with every "
+                        + "MachineSet at its replicas, will not remove it", p.md().getMetadata().getName(), m.getMetadata().getName());
+            }
+        }
+    }
+
+    /** The Machines Nightshift lowered replicas for, as the MachineDeployment records them. */
+    private static Set<String> leaving(GenericKubernetesResource md) {
+        String text = annotation(md, LEAVING);
+        Set<String> names = new java.util.TreeSet<>();
+        if (text != null && !text.isBlank()) {
+            for (String name : text.split(",")) {
+                if (!name.isBlank()) {
+                    names.add(name.trim());
+                }
+            }
+        }
+        return names;
+    }
+
+    /** {@code md}'s leaving Machines that still exist, plus {@code added}: what the next patch of the MachineDeployment records. */
+    private static String leavingAfter(Pool p, String... added) {
+        Set<String> names = new java.util.TreeSet<>(leaving(p.md()));
+        names.removeIf(name -> p.machines().stream().noneMatch(m -> m.getMetadata().getName().equals(name)));
+        names.addAll(List.of(added));
+        return String.join(",", names);
     }
 
     @Override
@@ -440,6 +499,7 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
         annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas()));
         annotations.put(SurgeRequests.ANNOTATION, requests.write());
+        annotations.put(LEAVING, leavingAfter(p, machineName));
         patch.putObject("spec").put("replicas", p.desiredReplicas() + requests.size());
         patchDeployment(md, patch);
         return Deletion.started("lowered " + md.getMetadata().getName() + "'s replicas to " + (p.desiredReplicas() + requests.size())
@@ -479,6 +539,7 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
             }
         });
         forgetVanishedPartners(p);
+        deleteStranded(p, JSON.valueToTree(p.md()).at("/spec/replicas").asInt(0));
         collectTemplates(p);
     }
 

@@ -79,6 +79,15 @@ record MachineSets(List<GenericKubernetesResource> inRemovalOrder, Optional<Stri
         return Optional.empty();
     }
 
+    /**
+     * Whether every MachineSet has exactly as many Machines (being deleted included) as {@code spec.replicas}: no
+     * MachineSet is creating or removing one.
+     */
+    boolean holdTheirReplicas(List<GenericKubernetesResource> machines, String setLabel) {
+        return inRemovalOrder.stream().allMatch(ms -> machines.stream().filter(m -> m.getMetadata().getLabels() != null
+                && ms.getMetadata().getName().equals(m.getMetadata().getLabels().get(setLabel))).count() == replicas(ms));
+    }
+
     /** The MachineSet's place in the removal order; after all of them for one that is not the MachineDeployment's. */
     int rank(String machineSet) {
         for (int i = 0; i < inRemovalOrder.size(); i++) {

@@ -478,10 +478,72 @@ class ClusterApiMachineProviderIT {
                 "{cluster.x-k8s.io/delete-machine: 'true', machine.cluster.x-k8s.io/exclude-node-draining: 'true'}"));
         JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
         assertThat(stored.at("/spec/replicas").asInt()).as("3 desired + node-x's request").isEqualTo(4);
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1leaving-machines").asText())
+                .as("recorded with the lowering, for a later agent").isEqualTo(OLD_SET + "-aaaaa");
         assertThat(SurgeRequests.read(stored.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).partners())
                 .containsOnlyKeys("node-x");
         assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-aaaaa").getMetadata().getDeletionTimestamp())
                 .as("Cluster API, not Nightshift, deletes it").isNull();
+    }
+
+    /**
+     * Issue 24 case 1: a partner's removal lowered replicas, and before Cluster API acted a new stand-in raised them
+     * again. The two writes cancel (as many replicas as Machines, one marked {@code delete-machine}: Cluster API has
+     * nothing to do), so the marked, drained Machine is deleted outright: its replacement, at the current template, is
+     * the new stand-in, and the MachineDeployment keeps the replicas the requests say.
+     */
+    @Test
+    void aLeavingPartnerWhoseLoweredReplicaANewStandInTookBackIsDeletedOutright() throws Exception {
+        twoMachineSets("node-a");
+        ClusterApiMachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+        assertThat(provider.delete(desired, "node-a", false).started()).isTrue();
+        await().until(() -> capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at("/spec/replicas").asInt() == 3
+                && placeholdersFor(provider).isEmpty() && provider.machines(POOL).size() == 4);
+        kube.clearRequests();
+
+        provider.create(desired, "node-b");
+
+        assertThat(capi.capiWrites()).filteredOn(r -> !r.method().equals("POST")).as("besides the template clones")
+                .extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
+                tuple("PATCH", MD_PATH),
+                tuple("DELETE", MACHINES_PATH + OLD_SET + "-aaaaa"));
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/replicas").asInt()).as("3 desired + node-b's request").isEqualTo(4);
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-aaaaa").getMetadata().getDeletionTimestamp()).isNotNull();
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-bbbbb").getMetadata().getDeletionTimestamp())
+                .as("no other Machine is touched").isNull();
+    }
+
+    /**
+     * The same cancellation left by an agent that stopped between the two writes: the next agent's settle finds the
+     * marked Machine that no lowered replica will remove, and deletes it.
+     */
+    @Test
+    void aRestartedProviderDeletesAMarkedMachineThatNoLoweredReplicaWillRemove() throws Exception {
+        twoMachineSets("node-b");
+        kube.client().genericKubernetesResources(ClusterApiResources.MACHINES).inNamespace(NS).withName(OLD_SET + "-aaaaa")
+                .edit(m -> {
+                    Map<String, String> a = new java.util.HashMap<>(m.getMetadata().getAnnotations() == null ? Map.of()
+                            : m.getMetadata().getAnnotations());
+                    a.put("cluster.x-k8s.io/delete-machine", "true");
+                    a.put("machine.cluster.x-k8s.io/exclude-node-draining", "true");
+                    m.getMetadata().setAnnotations(a);
+                    return m;
+                });
+        kube.client().genericKubernetesResources(ClusterApiResources.MACHINE_DEPLOYMENTS).inNamespace(NS).withName(MD)
+                .edit(md -> {
+                    md.getMetadata().getAnnotations().put("nightshift.dev/leaving-machines", OLD_SET + "-aaaaa");
+                    return md;
+                });
+        ClusterApiMachineProvider provider = provider();
+
+        provider.settle(POOL);
+
+        assertThat(capi.capiWrites()).extracting(RecordedRequest::method, RecordedRequest::resourcePath)
+                .contains(tuple("DELETE", MACHINES_PATH + OLD_SET + "-aaaaa"));
+        assertThat(capi.capiWrites()).extracting(RecordedRequest::resourcePath).as("replicas untouched").doesNotContain(MD_PATH);
+        assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at("/spec/replicas").asInt()).isEqualTo(4);
     }
 
     /**

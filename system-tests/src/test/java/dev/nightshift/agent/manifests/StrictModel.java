@@ -23,7 +23,8 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 final class StrictModel {
 
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-    private static final ObjectMapper MAPPER = SERIALIZATION.getMapper();
+    /** Only to find each model class's JSON properties, as its Jackson annotations declare them. */
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private StrictModel() {
     }

@@ -60,11 +60,11 @@ class ManifestsIT {
     @TempDir
     Path tmp;
 
-    /** Each overlay rendered, by name, once per test instance. */
-    private final Map<String, List<Manifests.Document>> rendered = new LinkedHashMap<>();
+    /** Each overlay rendered, by name, once for all the tests (kubectl takes a fraction of a second each time). */
+    private static final Map<String, List<Manifests.Document>> RENDERED = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private List<Manifests.Document> overlay(String name) {
-        return rendered.computeIfAbsent(name, Manifests::overlayRendered);
+    private static List<Manifests.Document> overlay(String name) {
+        return RENDERED.computeIfAbsent(name, Manifests::overlayRendered);
     }
 
     private static Manifests.Document one(List<Manifests.Document> documents, String kind) {

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,8 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.nightshift.agent.git.CommitVerification;
 import dev.nightshift.agent.nodeupdate.JobSettings;
 import dev.nightshift.spec.yaml.YamlDocuments;
-import dev.nightshift.spec.yaml.YamlError;
-import dev.nightshift.spec.yaml.YamlNode;
 
 class AgentConfigLoaderTest {
 
@@ -813,16 +810,9 @@ class AgentConfigLoaderTest {
     // ---- the configurations the repository ships ------------------------------------------------
 
     @Test
-    void theConfigurationOfTheManifestsConfigMapIsReadAsItsCommentsSay() throws IOException {
-        String configMap = Files.readString(repository().resolve("manifests/30-configmap.yaml"));
-        List<YamlError> errors = new ArrayList<>();
-        YamlNode.MapNode document = (YamlNode.MapNode) YamlDocuments.single("30-configmap.yaml", configMap, errors).orElseThrow();
-        YamlNode.MapNode data = (YamlNode.MapNode) document.entries().get("data").value();
-        String embedded = ((YamlNode.Scalar) data.entries().get("config.yaml").value()).text();
+    void theConfigurationOfTheManifestsBaseIsReadAsItsCommentsSayWithNoProvider() {
+        AgentConfigLoader.Result r = loader.load(repository().resolve("manifests/base/config.yaml"));
 
-        AgentConfigLoader.Result r = loader.parse("config.yaml", embedded);
-
-        assertThat(errors).isEmpty();
         assertThat(r.errors()).isEmpty();
         AgentConfig c = r.config().orElseThrow();
         assertThat(c.cluster()).contains("prod-eu1");
@@ -838,7 +828,21 @@ class AgentConfigLoaderTest {
         assertThat(c.leaderElection().enabled()).isTrue();
         assertThat(c.leaderElection().leaseDuration()).isEqualTo(Duration.ofSeconds(15));
         assertThat(c.dryRun()).isFalse();
-        assertThat(c.provider()).contains(new AgentConfig.Provider("simulated"));
+        assertThat(c.provider()).as("the base chooses no provider: run refuses to start on it").isEmpty();
+    }
+
+    @Test
+    void theConfigurationOfEachManifestsOverlayNamesItsProvider() {
+        AgentConfig simulated = loader.load(repository().resolve("manifests/overlays/simulated/config.yaml")).config().orElseThrow();
+        AgentConfig clusterApi = loader.load(repository().resolve("manifests/overlays/cluster-api/config.yaml")).config().orElseThrow();
+        AgentConfig http = loader.load(repository().resolve("manifests/overlays/http/config.yaml")).config().orElseThrow();
+
+        assertThat(simulated.provider()).contains(new AgentConfig.Provider("simulated"));
+        assertThat(clusterApi.provider()).contains(new AgentConfig.Provider("cluster-api",
+                new AgentConfig.Provider.ClusterApi("default", Optional.empty())));
+        assertThat(clusterApi.nodeUpdates()).isEqualTo(AgentConfig.NodeUpdates.of("none"));
+        assertThat(http.provider().orElseThrow().http().url()).contains(URI.create("https://machines.internal.example.com"));
+        assertThat(http.provider().orElseThrow().http().tokenFile()).contains(Path.of("/etc/nightshift/machine-api/token"));
     }
 
     @Test
@@ -873,7 +877,7 @@ class AgentConfigLoaderTest {
     /** The repository's root: the tests run in the agent module's directory. */
     private static Path repository() {
         Path dir = Path.of("").toAbsolutePath();
-        while (!Files.isRegularFile(dir.resolve("manifests/30-configmap.yaml"))) {
+        while (!Files.isRegularFile(dir.resolve("manifests/base/config.yaml"))) {
             dir = dir.getParent();
             assertThat(dir).as("the repository's root above the working directory").isNotNull();
         }

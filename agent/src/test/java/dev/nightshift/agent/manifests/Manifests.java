@@ -1,5 +1,6 @@
 package dev.nightshift.agent.manifests;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -9,15 +10,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The repository's {@code manifests/} directory as documents: what {@code kubectl apply -f manifests/}
- * applies (the directory's own {@code .yaml}/{@code .yml}/{@code .json} files, in name order; not its
- * subdirectories) and everything else under it.
+ * The repository's {@code manifests/} directory as documents: what {@code kubectl kustomize} renders of the base and
+ * each overlay (with the real {@code kubectl} on the {@code PATH}: its absence fails the test, never skips it), and
+ * the files themselves.
  */
 final class Manifests {
 
@@ -59,23 +61,54 @@ final class Manifests {
         return Path.of(dir);
     }
 
-    /** The files {@code kubectl apply -f DIR} reads, in the order it applies them. */
-    static List<Path> appliedFiles(Path dir) {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(Files::isRegularFile).filter(f -> f.getFileName().toString().matches(".*\\.(yaml|yml|json)"))
-                    .sorted().toList();
+    /** The overlays, by name: {@code cluster-api}, {@code http}, {@code simulated}. */
+    static final List<String> OVERLAYS = List.of("cluster-api", "http", "simulated");
+
+    /** {@code manifests/overlays/<name>}. */
+    static Path overlay(String name) {
+        return directory().resolve("overlays").resolve(name);
+    }
+
+    /** What {@code kubectl kustomize manifests/overlays/<name>} renders. */
+    static List<Document> overlayRendered(String name) {
+        return rendered(overlay(name));
+    }
+
+    /**
+     * What {@code kubectl kustomize DIR} renders, as documents whose {@code file} is {@code DIR}, in its order (the
+     * Namespace first). Its warnings (newer kustomize calls {@code bases:} deprecated) are not errors; a failure is.
+     */
+    static List<Document> rendered(Path kustomization) {
+        try {
+            Path err = Files.createTempFile("kustomize", ".err");
+            try {
+                Process process = new ProcessBuilder(kubectl().toString(), "kustomize", kustomization.toString())
+                        .redirectError(err.toFile()).start();
+                String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                    throw new AssertionError("kubectl kustomize " + kustomization + " failed: " + Files.readString(err));
+                }
+                return parse(kustomization, out);
+            } finally {
+                Files.deleteIfExists(err);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
-    /** Every document of the applied files, in apply order. */
-    static List<Document> applied(Path dir) {
-        List<Document> documents = new ArrayList<>();
-        for (Path file : appliedFiles(dir)) {
-            documents.addAll(read(file));
-        }
-        return documents;
+    /** The real kubectl on the {@code PATH} (Debian's {@code kubernetes-client}; ./verify installs it). */
+    static Path kubectl() {
+        return Optional.ofNullable(System.getenv("PATH")).stream()
+                .flatMap(path -> Stream.of(path.split(File.pathSeparator)))
+                .map(dir -> Path.of(dir, "kubectl"))
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("kubectl is not on the PATH: install Debian's kubernetes-client"
+                        + " (apt-get install -y kubernetes-client); ./verify installs it"));
     }
 
     /**
@@ -83,22 +116,27 @@ final class Manifests {
      * default; kubectl would silently keep the last one). Empty documents are skipped, as kubectl does.
      */
     static List<Document> read(Path file) {
+        try {
+            return parse(file, Files.readString(file, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The documents of {@code text}, read from {@code file}, as {@link #read} reads them. */
+    static List<Document> parse(Path file, String text) {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         List<Document> documents = new ArrayList<>();
-        try {
-            int index = 0;
-            for (Object doc : new Yaml(options).loadAll(Files.readString(file, StandardCharsets.UTF_8))) {
-                if (doc != null) {
-                    if (!(doc instanceof Map<?, ?>)) {
-                        throw new IllegalArgumentException(file + " document " + index + " is not a mapping");
-                    }
-                    documents.add(new Document(file, index, map(doc)));
+        int index = 0;
+        for (Object doc : new Yaml(options).loadAll(text)) {
+            if (doc != null) {
+                if (!(doc instanceof Map<?, ?>)) {
+                    throw new IllegalArgumentException(file + " document " + index + " is not a mapping");
                 }
-                index++;
+                documents.add(new Document(file, index, map(doc)));
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            index++;
         }
         return documents;
     }

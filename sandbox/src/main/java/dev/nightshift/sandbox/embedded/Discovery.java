@@ -213,6 +213,14 @@ final class Discovery {
         resources.put("policy/v1", List.of(
                 resource("poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, List.of("pdb")),
                 subresource("poddisruptionbudgets/status", "PodDisruptionBudget", true, SUBRESOURCE_VERBS)));
+        // What `kubectl apply -k manifests/overlays/...` creates besides the above (InstallIT).
+        resources.put("networking.k8s.io/v1", List.of(
+                resource("networkpolicies", "networkpolicy", "NetworkPolicy", true, List.of("netpol"))));
+        resources.put("rbac.authorization.k8s.io/v1", List.of(
+                resource("clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false, List.of()),
+                resource("clusterroles", "clusterrole", "ClusterRole", false, List.of()),
+                resource("rolebindings", "rolebinding", "RoleBinding", true, List.of()),
+                resource("roles", "role", "Role", true, List.of())));
         resources.put("coordination.k8s.io/v1", List.of(
                 resource("leases", "lease", "Lease", true, List.of())));
         resources.put("apiextensions.k8s.io/v1", List.of(

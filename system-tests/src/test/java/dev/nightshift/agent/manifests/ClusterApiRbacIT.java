@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,17 +44,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 /**
- * The {@code cluster-api} provider's RBAC ({@code manifests/providers/cluster-api.yaml}) proven by
+ * The {@code cluster-api} provider's RBAC ({@code manifests/overlays/cluster-api/rbac-cluster-api.yaml}) proven by
  * recorded requests, as RbacIT proves the rest: the agent, with that provider, adopts two pools of
  * the embedded Cluster API (one surging, one not) and replaces every machine after an image bump.
- * Every request it made is allowed by the manifests it would run with (the simulated provider's
- * file left out, the Cluster API one added), and every permission of the Cluster API file was used.
+ * Every request it made is allowed by the manifests it would run with ({@code overlays/cluster-api} as
+ * {@code kubectl kustomize} renders it), and every permission of the Cluster API file was used.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterApiRbacIT {
 
     private static final String AGENT = "nightshift-agent-under-capi-rbac-test";
-    private static final Path CLUSTER_API_RBAC = Manifests.directory().resolve("providers/cluster-api.yaml");
+    private static final Path CLUSTER_API_RBAC = Manifests.overlay("cluster-api").resolve("rbac-cluster-api.yaml");
 
     private static final String CLUSTER = """
             apiVersion: nightshift.dev/v1alpha1
@@ -88,10 +87,8 @@ class ClusterApiRbacIT {
 
     @BeforeAll
     void runTheAgentThroughARolloutOnClusterApi() throws Exception {
-        List<Manifests.Document> documents = new ArrayList<>(Manifests.applied(Manifests.directory()).stream()
-                .filter(d -> !d.file().getFileName().toString().contains("simulated")).toList());
+        List<Manifests.Document> documents = Manifests.overlayRendered("cluster-api");
         List<Manifests.Document> clusterApiDocuments = Manifests.read(CLUSTER_API_RBAC);
-        documents.addAll(clusterApiDocuments);
         rbac = Rbac.forAgent(documents, documents);
         clusterApiGrants = Rbac.forAgent(documents, clusterApiDocuments).grants();
 

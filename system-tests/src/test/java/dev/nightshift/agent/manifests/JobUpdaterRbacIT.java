@@ -47,7 +47,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
  * Jobs, restarts every kubelet for a Kubernetes patch, updates every node in place for an image bump, restarts the
  * kubelets for a reservation split and again for the split back (whose Job name was used before: the finished Job is
  * deleted and replaced), and finally meets a failing Job, whose pod's termination message it reads. Every request it
- * made is allowed by the applied manifests plus that file, and every permission of that file's Role was used.
+ * made is allowed by the applied manifests ({@code overlays/simulated}, rendered) plus that file, and every permission of that file's Role was used.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobUpdaterRbacIT {
@@ -95,7 +95,8 @@ class JobUpdaterRbacIT {
 
     @BeforeAll
     void runTheAgentThroughNodeUpdatesByJob() throws Exception {
-        List<Manifests.Document> documents = new ArrayList<>(Manifests.applied(Manifests.directory()));
+        // The agent runs with the simulated provider here: its overlay, plus the node-updates file.
+        List<Manifests.Document> documents = new ArrayList<>(Manifests.overlayRendered("simulated"));
         List<Manifests.Document> jobDocuments = Manifests.read(JOB_UPDATER_RBAC);
         documents.addAll(jobDocuments);
         rbac = Rbac.forAgent(documents, documents);

@@ -45,7 +45,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 /**
- * The manifests' RBAC is sufficient and least-privilege. The real agent (and the simulated provider
+ * The manifests' RBAC is sufficient and least-privilege: {@code manifests/overlays/simulated} as {@code kubectl
+ * kustomize} renders it (the base's RBAC plus the simulated provider's). The real agent (and the simulated provider
  * it runs with) does a whole life in the embedded cluster: adopts two pools, rolls an image bump with
  * drains (one eviction allowed, one refused by a PodDisruptionBudget until the pod is force-deleted),
  * writes the pools' status ConfigMaps, records on each replaced node why (counted again when its
@@ -114,7 +115,8 @@ class RbacIT {
 
     @BeforeAll
     void runTheAgentThroughARollout() throws Exception {
-        List<Manifests.Document> applied = Manifests.applied(Manifests.directory());
+        // The agent runs with the simulated provider here, so its overlay is what it would be deployed with.
+        List<Manifests.Document> applied = Manifests.overlayRendered("simulated");
         rbac = Rbac.forAgent(applied, applied);
 
         Path served = Files.createDirectories(tmp.resolve("served"));

@@ -9,7 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** What the JDK's tools and {@code /proc} say of another JVM: heap after a full GC, its live objects, its CPU time. */
+/**
+ * What the JDK's tools and {@code /proc} say of another JVM: heap after a full GC, its live objects, its CPU time, its
+ * resident memory.
+ */
 final class Jvm {
 
     private static final Pattern USED = Pattern.compile("total (\\d+)K, used (\\d+)K");
@@ -33,6 +36,41 @@ final class Jvm {
             }
         }
         return used;
+    }
+
+    /**
+     * The process's resident memory now and at its peak ({@code VmRSS}, {@code VmHWM} of {@code /proc/PID/status}),
+     * and the heap the JVM has committed ({@code GC.heap_info}'s totals): what a container's memory limit must hold.
+     */
+    record Memory(long rss, long peakRss, long heapCommitted) {
+    }
+
+    static Memory memory(long pid) throws IOException, InterruptedException {
+        long rss = -1;
+        long peak = -1;
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"), StandardCharsets.UTF_8)) {
+            if (line.startsWith("VmRSS:")) {
+                rss = kibibytes(line);
+            } else if (line.startsWith("VmHWM:")) {
+                peak = kibibytes(line);
+            }
+        }
+        long committed = 0;
+        for (String line : run("jcmd", Long.toString(pid), "GC.heap_info").lines().toList()) {
+            if (line.contains("Metaspace") || line.contains("class space")) {
+                continue;
+            }
+            Matcher m = USED.matcher(line);
+            if (m.find()) {
+                committed += Long.parseLong(m.group(1)) * 1024;
+            }
+        }
+        return new Memory(rss, peak, committed);
+    }
+
+    /** {@code "VmRSS:\t  123456 kB"} in bytes. */
+    private static long kibibytes(String statusLine) {
+        return Long.parseLong(statusLine.replaceAll("[^0-9]", "")) * 1024;
     }
 
     /** {@code jmap -histo:live} (a full GC first), its first {@code lines} lines. */

@@ -28,7 +28,8 @@ import dev.nightshift.sandbox.demo.BulkWorkloads;
  * The scale benchmark (issue 16, targets 1 to 4): {@code nightshift sandbox --no-agent} from the built jar with a
  * cluster of {@code scale.nodes} nodes in {@code scale.pools} pools and {@code scale.podsPerNode} pods a node, the
  * agent ({@code nightshift run --provider http}) from the same jar in a JVM of its own with {@code scale.agentHeap}
- * of heap and the serial collector, then: ready and every pool reconciled; the heap after a full GC and what it holds;
+ * of heap and the serial collector (or {@code scale.agentJvm}'s options instead, e.g. those of a pod with a memory
+ * limit), then: ready and every pool reconciled; the heap after a full GC and what it holds;
  * an idle spell and {@code scale.churnSeconds} of churn that cannot change a plan (reconciles, watch events, the
  * agent's CPU); an image bump of the {@code scale.rollNodes}-node pool to completion (the agent's API requests per
  * replaced node against the minimum, the heap halfway, reconcile time). Prints one table; everything it measured is
@@ -53,7 +54,7 @@ public final class ScaleBenchmark {
     /** What to build and how long to measure, from system properties. */
     record Settings(Path jar, Path dir, int nodes, int pools, int rollNodes, int podsPerNode, int maxSurge, Duration idle,
                     Duration churn, double heartbeatsPerSecond, double podUpdatesPerSecond, String agentHeap, String sandboxHeap,
-                    Duration timeout) {
+                    Duration timeout, List<String> agentJvm) {
 
         static Settings fromProperties() {
             int nodes = Integer.getInteger("scale.nodes", 5000);
@@ -67,7 +68,10 @@ public final class ScaleBenchmark {
                             : System.getProperty("scale.heartbeatsPerSecond")),
                     Double.parseDouble(System.getProperty("scale.podUpdatesPerSecond", "50")),
                     System.getProperty("scale.agentHeap", "256m"), System.getProperty("scale.sandboxHeap", "6g"),
-                    Duration.ofMinutes(Integer.getInteger("scale.timeoutMinutes", 60)));
+                    Duration.ofMinutes(Integer.getInteger("scale.timeoutMinutes", 60)),
+                    System.getProperty("scale.agentJvm", "").isBlank()
+                            ? List.of("-Xmx" + System.getProperty("scale.agentHeap", "256m"), "-XX:+UseSerialGC")
+                            : List.of(System.getProperty("scale.agentJvm").strip().split("\\s+")));
         }
     }
 
@@ -112,12 +116,15 @@ public final class ScaleBenchmark {
         Instant starting = Instant.now();
         int port = freePort();
         String agentUrl = "http://127.0.0.1:" + port;
-        Process agent = start("agent", List.of("-Xmx" + s.agentHeap(), "-XX:+UseSerialGC", "-jar", s.jar().toString(), "run",
+        List<String> agentCommand = new ArrayList<>(s.agentJvm());
+        agentCommand.addAll(List.of("-jar", s.jar().toString(), "run",
                 "--provider", "http", "--machine-api-url", facts.get("machineApi").asText(), "--machine-api-token-file",
                 facts.get("machineApiTokenFile").asText(), "--kubeconfig", facts.get("kubeconfig").asText(), "--repo",
                 Path.of(facts.get("repository").asText()).toUri().toString(), "--cluster", CLUSTER, "--http-port",
                 Integer.toString(port), "--poll-interval", "2s", "--cache-dir", s.dir().resolve("agent-cache").toString()));
+        Process agent = start("agent", agentCommand);
         long pid = agent.pid();
+        row("agent JVM options", String.join(" ", s.agentJvm()));
         await("the agent is ready", Duration.ofMinutes(30), () -> get(agentUrl + "/readyz").statusCode() == 200, agent);
         row("agent ready (from start)", seconds(Duration.between(starting, Instant.now())));
         await("every pool reconciled with its nodes", s.timeout(), () -> allReconciled(agentUrl, pools, null), agent);
@@ -128,6 +135,7 @@ public final class ScaleBenchmark {
         long steady = kube.mark();
         Metrics idleStart = scrape(agentUrl);
         row("heap after full GC, steady state", mib(Jvm.heapAfterFullGc(pid)));
+        row("agent memory, steady state: " + MEMORY, memory(pid));
         String histogram = Jvm.histogram(pid, 24);
         Files.writeString(s.dir().resolve("histogram-steady.txt"), histogram);
         out.println("jmap -histo:live, steady state:\n" + histogram);
@@ -179,6 +187,7 @@ public final class ScaleBenchmark {
             if (roll != null && halfwayHeap[0] < 0 && roll.path("current").asInt() >= s.rollNodes() / 2) {
                 try {
                     halfwayHeap[0] = Jvm.heapAfterFullGc(pid);
+                    row("agent memory, halfway through the rollout: " + MEMORY, memory(pid));
                     log("heap after full GC with %d of %d nodes current: %s", roll.path("current").asInt(), s.rollNodes(), mib(halfwayHeap[0]));
                     Files.writeString(s.dir().resolve("histogram-rollout.txt"), Jvm.histogram(pid, 24));
                 } catch (IOException e) {
@@ -211,6 +220,7 @@ public final class ScaleBenchmark {
         row("reconcile time during the rollout: p50 / p95 (n)", millis(Metrics.quantile(0.5, RECONCILE, rolloutStart, rolloutEnd))
                 + " / " + millis(Metrics.quantile(0.95, RECONCILE, rolloutStart, rolloutEnd)) + " (" + count(rolloutEnd.sum(RECONCILE + "_count")
                 - rolloutStart.sum(RECONCILE + "_count")) + ")");
+        row("agent memory, after the rollout (before its full GC): " + MEMORY, memory(pid));
         row("heap after full GC, after the rollout", mib(Jvm.heapAfterFullGc(pid)));
         row("agent alive at the end; wall time of the benchmark", agent.isAlive() + "; " + seconds(Duration.between(begin, Instant.now())));
         row("load average at the end", loadAverage());
@@ -443,6 +453,13 @@ public final class ScaleBenchmark {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
+    }
+
+    private static final String MEMORY = "RSS / peak RSS (VmRSS / VmHWM) / heap committed";
+
+    private static String memory(long pid) throws IOException, InterruptedException {
+        Jvm.Memory m = Jvm.memory(pid);
+        return mib(m.rss()) + " / " + mib(m.peakRss()) + " / " + mib(m.heapCommitted());
     }
 
     private static String seconds(Duration d) {

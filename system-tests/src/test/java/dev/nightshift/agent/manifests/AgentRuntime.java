@@ -1,0 +1,52 @@
+package dev.nightshift.agent.manifests;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+
+/**
+ * What runs the agent's container of an {@link AppliedPod}: the seam between InstallIT, which applies the manifests
+ * and reads back what a kubelet would be given, and the thing that runs. {@link JarRuntime} runs
+ * {@code cli/target/nightshift.jar} as the image's entrypoint would; a runtime that runs the image itself (podman, as
+ * the image's own test does) can take its place without changing the test.
+ */
+interface AgentRuntime {
+
+    /** The image the user's overlay sets ({@code images:} {@code newName} and {@code digest}), which the Deployment then names. */
+    record Image(String name, String digest) {
+
+        /** {@code name@digest}, as kustomize writes it into the Deployment. */
+        String reference() {
+            return name + "@" + digest;
+        }
+    }
+
+    /** The image to set in the overlay: what this runtime runs when the Deployment names it. */
+    Image image();
+
+    /**
+     * Starts the container of {@code pod}, as its Deployment describes it, against the API server {@code kubeconfig}
+     * points at (what the pod's ServiceAccount token and {@code KUBERNETES_SERVICE_HOST} give it in a cluster); its
+     * output goes to {@code log}.
+     */
+    Running start(AppliedPod pod, Path kubeconfig, Path log) throws IOException;
+
+    /** A started container. */
+    interface Running extends AutoCloseable {
+
+        /** Where this machine reaches the container's port {@code name}, e.g. {@code http://127.0.0.1:41234}. */
+        URI port(String name);
+
+        boolean alive();
+
+        /** Stops it as the kubelet does (SIGTERM) and waits for it to exit; returns its exit code. */
+        int stop() throws InterruptedException;
+
+        /** The last {@code lines} lines it printed. */
+        String tail(int lines) throws IOException;
+
+        /** Kills it if it still runs. */
+        @Override
+        void close();
+    }
+}

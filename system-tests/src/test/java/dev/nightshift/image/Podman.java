@@ -51,6 +51,15 @@ public final class Podman {
         return new Result(command, process.exitValue(), printed);
     }
 
+    /** Starts {@code podman ARGS} (e.g. a {@code run} in the foreground), its output going to {@code log}; does not wait. */
+    public Process start(Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("podman", "--runtime", "runc", "--cgroup-manager", "cgroupfs"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().put("CONTAINERS_CONF", containersConf.toString());
+        return builder.start();
+    }
+
     /** Runs {@code podman ARGS} and returns what it printed; fails, with the command and its output, unless it exits 0. */
     public String check(Duration timeout, String... args) throws IOException, InterruptedException {
         Result result = run(timeout, args);

@@ -7,10 +7,10 @@ import java.nio.file.Path;
 /**
  * What runs the agent's container of an {@link AppliedPod}: the seam between InstallIT, which applies the manifests
  * and reads back what a kubelet would be given, and the thing that runs. {@link JarRuntime} runs
- * {@code cli/target/nightshift.jar} as the image's entrypoint would; a runtime that runs the image itself (podman, as
- * the image's own test does) can take its place without changing the test.
+ * {@code cli/target/nightshift.jar} as the image's entrypoint would (quick, without podman); {@link PodmanRuntime}
+ * runs the image itself, as the kubelet would.
  */
-interface AgentRuntime {
+interface AgentRuntime extends AutoCloseable {
 
     /** The image the user's overlay sets ({@code images:} {@code newName} and {@code digest}), which the Deployment then names. */
     record Image(String name, String digest) {
@@ -30,6 +30,11 @@ interface AgentRuntime {
      * output goes to {@code log}.
      */
     Running start(AppliedPod pod, Path kubeconfig, Path log) throws IOException;
+
+    /** Frees what it holds for all its containers (a registry, an image's name); nothing by default. */
+    @Override
+    default void close() {
+    }
 
     /** A started container. */
     interface Running extends AutoCloseable {

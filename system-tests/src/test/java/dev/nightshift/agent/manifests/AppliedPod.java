@@ -43,10 +43,32 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * @param ports       the container's ports by name
  * @param memoryLimit {@code resources.limits.memory}, in bytes, if set
  * @param cpuLimit    {@code resources.limits.cpu}, in cores, if set
+ * @param security    the pod's and the container's securityContext, the container's winning
  */
 record AppliedPod(String name, String namespace, String image, List<String> command, List<String> args, Map<String, String> env,
                   List<Mount> mounts, Map<String, Integer> ports, Optional<Long> memoryLimit, Optional<Double> cpuLimit,
-                  String serviceAccount) {
+                  String serviceAccount, Security security) {
+
+    /**
+     * What the securityContexts ask of the runtime: the user and group (the image's if unset), the volumes' group
+     * ({@code fsGroup}, which {@link #layOut} gives the files as a kubelet does, and which the process gets as a
+     * supplementary group), a read-only root, privilege escalation, capabilities dropped and added.
+     */
+    record Security(Optional<Long> runAsUser, Optional<Long> runAsGroup, Optional<Long> fsGroup, boolean readOnlyRootFilesystem,
+                    boolean allowPrivilegeEscalation, List<String> dropCapabilities, List<String> addCapabilities) {
+
+        static Security of(PodSpec spec, Container container) {
+            var pod = Optional.ofNullable(spec.getSecurityContext());
+            var own = Optional.ofNullable(container.getSecurityContext());
+            var capabilities = own.map(c -> c.getCapabilities());
+            return new Security(own.map(c -> c.getRunAsUser()).or(() -> pod.map(p -> p.getRunAsUser())),
+                    own.map(c -> c.getRunAsGroup()).or(() -> pod.map(p -> p.getRunAsGroup())), pod.map(p -> p.getFsGroup()),
+                    own.map(c -> c.getReadOnlyRootFilesystem()).orElse(false),
+                    // Kubernetes' default: true unless set false
+                    own.map(c -> c.getAllowPrivilegeEscalation()).orElse(true),
+                    capabilities.map(c -> c.getDrop()).orElse(List.of()), capabilities.map(c -> c.getAdd()).orElse(List.of()));
+        }
+    }
 
     /** What a volume is made from; a runtime that cannot show the container's paths rewrites them in configuration files. */
     enum Source { CONFIG_MAP, SECRET, EMPTY_DIR }
@@ -106,6 +128,14 @@ record AppliedPod(String name, String namespace, String image, List<String> comm
                 throw new AssertionError("volume " + volume.getName() + " is of a kind this test's kubelet does not lay out: " + volume);
             }
         }
+        Optional<Long> fsGroup = Optional.ofNullable(spec.getSecurityContext()).map(c -> c.getFsGroup());
+        if (fsGroup.isPresent()) {
+            // As the kubelet does with fsGroup: each volume's files the group's, its directories setgid; an emptyDir
+            // group-writable.
+            for (Map.Entry<String, Path> v : volumes.entrySet()) {
+                fsGroup(v.getValue(), fsGroup.get(), sources.get(v.getKey()) == Source.EMPTY_DIR);
+            }
+        }
         List<Mount> mounts = new ArrayList<>();
         for (VolumeMount m : container.getVolumeMounts()) {
             Path dir = volumes.get(m.getName());
@@ -127,7 +157,28 @@ record AppliedPod(String name, String namespace, String image, List<String> comm
                 Optional.ofNullable(container.getArgs()).orElse(List.of()), env, mounts, ports,
                 Optional.ofNullable(limits.get("memory")).map(q -> Quantity.getAmountInBytes(q).longValueExact()),
                 Optional.ofNullable(limits.get("cpu")).map(q -> Quantity.getAmountInBytes(q).doubleValue()),
-                spec.getServiceAccountName());
+                spec.getServiceAccountName(), Security.of(spec, container));
+    }
+
+    private static void fsGroup(Path dir, long group, boolean writable) throws IOException {
+        List<String> commands = new ArrayList<>();
+        commands.add("chgrp -R " + group + " " + dir);
+        commands.add("chmod g+s " + dir);
+        if (writable) {
+            commands.add("chmod 2770 " + dir);
+        }
+        for (String command : commands) {
+            Process p = new ProcessBuilder(command.split(" ")).redirectErrorStream(true).start();
+            try {
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (p.waitFor() != 0) {
+                    throw new IOException(command + ": " + out);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
     }
 
     private static String value(EnvVar e, String podName, String namespace, String serviceAccount) {

@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.random.RandomGeneratorFactory;
 import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -58,18 +59,21 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
  * created with the {@code kubectl create secret} commands {@code secret.yaml.example} gives, and then the agent run as
  * the Deployment says, from the objects the API server holds (never from the repository's files): the ConfigMap and
  * the Secrets laid out as its volumes mount them, its env and args ({@link AppliedPod}), started by
- * {@link #RUNTIME}. It becomes ready, leads under its pod's name, adopts the machine API's pool and rolls an image bump
+ * {@link #RUNTIME}: the image, run with podman as the Deployment says (user, fsGroup, read-only root, capabilities,
+ * limits). It becomes ready, leads under its pod's name, adopts the machine API's pool and rolls an image bump
  * announced through the webhook (judged from the API server's nodes and the machine API's records), makes only
- * requests the applied RBAC allows, and stops on SIGTERM, releasing the Lease. One agent start, about 25 s.
+ * requests the applied RBAC allows, and stops on SIGTERM, releasing the Lease. One agent start.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InstallIT {
 
     /**
-     * The seam: what runs the applied pod's container. {@link JarRuntime} runs {@code cli/target/nightshift.jar}; a
-     * runtime that runs the image built by {@code ./build-image} can take its place.
+     * The seam: what runs the applied pod's container. {@link PodmanRuntime} runs the image {@code ./build-image} built
+     * in this run (shared with ImageIT) with podman; {@code -Dnightshift.installRuntime=jar} runs
+     * {@code cli/target/nightshift.jar} instead ({@link JarRuntime}), where podman is missing or for a quicker look.
      */
-    static final AgentRuntime RUNTIME = new JarRuntime(SandboxProcess.JAR);
+    static final AgentRuntime RUNTIME = System.getProperty("nightshift.installRuntime", "image").equals("jar")
+            ? new JarRuntime(SandboxProcess.JAR) : new PodmanRuntime();
 
     private static final String NS = "nightshift-system";
     private static final String AGENT_USER_AGENT = "nightshift/";
@@ -119,6 +123,11 @@ class InstallIT {
     private int leaseSecondsAfterStop;
     private List<RecordedRequest> agentLog;
     private Rbac appliedRbac;
+
+    @AfterAll
+    void closeTheRuntime() {
+        RUNTIME.close();
+    }
 
     @BeforeAll
     void applyTheHttpOverlayThenRunTheAgentAsItsDeploymentSays() throws Exception {

@@ -44,18 +44,24 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.nightshift.agent.run.RolloutInvariants.Limits;
 import dev.nightshift.agent.run.RolloutInvariants.Start;
+import dev.nightshift.image.BuiltImage;
 import dev.nightshift.image.OciArchive;
 import dev.nightshift.image.Podman;
 import dev.nightshift.image.Registry;
 import dev.nightshift.image.WriteProbe;
 import dev.nightshift.sandbox.embedded.RecordedRequest;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 /**
- * The container image, built by {@code ./build-image --no-maven} from the jars this Maven run made, taken apart, pushed
- * with the command the docs give to a real registry, pulled from it by digest, and run with podman as
- * manifests/40-deployment.yaml runs it: its entrypoint and arguments, user 65532, a read-only root
- * with emptyDirs at /tmp and /var/cache/nightshift, no capabilities, the configuration file and the Secret's files
- * mounted where the Deployment mounts them, its memory limit. The world is the embedded API server (reached through a
+ * The container image, built by {@code ./build-image --no-maven} from the jars this Maven run made (once in the run:
+ * {@link BuiltImage}, which InstallIT shares), taken apart, pushed with the command the docs give to a real registry,
+ * pulled from it by digest, and run with podman as manifests/base/deployment.yaml runs it: its entrypoint and
+ * arguments, user 65532, a read-only root with emptyDirs at /tmp and /var/cache/nightshift, no capabilities, the
+ * configuration file and the Secret's files mounted where the Deployment mounts them, its JAVA_TOOL_OPTIONS and
+ * memory limit (read from that file). The world is the embedded API server (reached through a
  * kubeconfig: it speaks plain HTTP, which in-cluster configuration does not), a git daemon, and the sandbox's machine
  * API with its cloud for the {@code http} provider. Judged from outside: what the archive holds, what the kernel
  * says of the process, what the API server and the machine API saw.
@@ -65,15 +71,29 @@ import dev.nightshift.sandbox.embedded.RecordedRequest;
 class ImageIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Path BUILD_IMAGE = Path.of(System.getProperty("nightshift.buildImage", "../build-image")).toAbsolutePath();
-    private static final Path OUTPUT = Path.of(System.getProperty("nightshift.imageOutput", "target/image")).toAbsolutePath();
+    private static final Path BUILD_IMAGE = BuiltImage.BUILD_IMAGE;
+    private static final Path OUTPUT = BuiltImage.OUTPUT;
     private static final String VERSION = System.getProperty("nightshift.version", "0.1.0-SNAPSHOT");
 
-    /** As manifests/40-deployment.yaml: runAsUser and runAsGroup, args, mounts, JAVA_TOOL_OPTIONS, memory limit. */
+    /** As manifests/base/deployment.yaml: runAsUser and runAsGroup, args, mounts; its JAVA_TOOL_OPTIONS and memory limit. */
     private static final String UID = "65532";
     private static final List<String> ARGS = List.of("run", "--config", "/etc/nightshift/config.yaml");
     private static final List<String> ENTRYPOINT = List.of("/opt/java/bin/java", "-jar", "/opt/nightshift/nightshift.jar");
-    private static final String JAVA_TOOL_OPTIONS = "-Duser.home=/tmp -Djava.io.tmpdir=/tmp -XX:MaxRAMPercentage=75";
+    private static final Container DEPLOYED = deployed();
+    private static final String JAVA_TOOL_OPTIONS = DEPLOYED.getEnv().stream().filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+            .findFirst().orElseThrow(() -> new AssertionError("manifests/base/deployment.yaml sets no JAVA_TOOL_OPTIONS")).getValue();
+    private static final long MEMORY_LIMIT = Quantity.getAmountInBytes(DEPLOYED.getResources().getLimits().get("memory")).longValueExact();
+
+    /** The agent's container in manifests/base/deployment.yaml. */
+    private static Container deployed() {
+        Path file = Path.of(System.getProperty("nightshift.manifests", "../manifests"), "base", "deployment.yaml");
+        try {
+            return new KubernetesSerialization().unmarshal(Files.readString(file, StandardCharsets.UTF_8), Deployment.class).getSpec()
+                    .getTemplate().getSpec().getContainers().get(0);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     /** Jar names and class-file directories of what must never ship: the sandbox and its doubles, test code. */
     private static final Pattern NOT_SHIPPED_JAR = Pattern.compile(
@@ -105,9 +125,9 @@ class ImageIT {
     @BeforeAll
     void buildLoadAndStart() throws Exception {
         long started = System.nanoTime();
-        buildImage();
+        BuiltImage image = BuiltImage.get();
         long built = System.nanoTime();
-        archive = OciArchive.open(OUTPUT.resolve("nightshift-image.tar"), tmp.resolve("layout"));
+        archive = OciArchive.open(image.archive(), tmp.resolve("layout"));
         rootfs = archive.unpack(tmp.resolve("rootfs"));
         // docs/operations/image.md: skopeo copy oci-archive:target/nightshift-image.tar docker://REGISTRY/nightshift:TAG
         registry = Registry.start(tmp.resolve("registry"));
@@ -121,27 +141,15 @@ class ImageIT {
         harness = new AgentHarness(tmp.resolve("world"), "e2e", POOL, NODES, RolloutBackend.HTTP, MACHINE);
         harness.push("initial", ScenarioSpecs.CLUSTER, WEB);
         startContainer();
-        System.out.printf("ImageIT: build-image --no-maven %.1f s, push and pull %.1f s%n", (built - started) / 1e9,
-                (loaded - built) / 1e9);
-    }
-
-    private void buildImage() throws IOException, InterruptedException {
-        Path log = tmp.resolve("build-image.out");
-        Process build = new ProcessBuilder(BUILD_IMAGE.toString(), "--no-maven", "--output", OUTPUT.toString())
-                .directory(BUILD_IMAGE.getParent().toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        boolean done = build.waitFor(10, TimeUnit.MINUTES);
-        if (!done) {
-            build.destroyForcibly();
-        }
-        assertThat(done && build.exitValue() == 0).as("%s --no-maven --output %s:%n%s", BUILD_IMAGE, OUTPUT, Files.readString(log))
-                .isTrue();
+        System.out.printf("ImageIT: build-image --no-maven %.1f s (%s), push and pull %.1f s%n", (built - started) / 1e9,
+                image.builtHere() ? "built here" : "built by another test of this run", (loaded - built) / 1e9);
     }
 
     /** The Deployment's pod, as podman runs it. */
     private void startContainer() throws IOException, InterruptedException {
         httpPort = freePort();
         Path etc = Files.createDirectories(tmp.resolve("etc"));
-        // The ConfigMap's config.yaml (manifests/30-configmap.yaml) with this world's addresses and the http provider;
+        // The ConfigMap's config.yaml (manifests/base/config.yaml and overlays/http) with this world's addresses;
         // the token and webhook secret from the Secret's files.
         Path config = Files.writeString(etc.resolve("config.yaml"), """
                 cluster: e2e
@@ -191,7 +199,7 @@ class ImageIT {
                 "--user", UID + ":" + UID, "--read-only", "--read-only-tmpfs=false",
                 "--volume", tmpVolume + ":/tmp", "--volume", cacheVolume + ":/var/cache/nightshift",
                 // allowPrivilegeEscalation: false, capabilities drop ALL; resources.limits
-                "--cap-drop", "all", "--security-opt", "no-new-privileges", "--memory", "512m", "--cpus", "1",
+                "--cap-drop", "all", "--security-opt", "no-new-privileges", "--memory", MEMORY_LIMIT + "b", "--cpus", "1",
                 "--env", "POD_NAME=" + container, "--env", "JAVA_TOOL_OPTIONS=" + JAVA_TOOL_OPTIONS,
                 "--env", "KUBECONFIG=/var/run/nightshift/kubeconfig",
                 "--volume", config + ":/etc/nightshift/config.yaml:ro",
@@ -345,6 +353,8 @@ class ImageIT {
         assertThat(strings(config.path("Entrypoint"))).isEqualTo(ENTRYPOINT);
         assertThat(strings(config.path("Cmd"))).as("the default arguments: the Deployment's").isEqualTo(ARGS);
         assertThat(config.path("ExposedPorts").has("9400/tcp")).isTrue();
+        assertThat(strings(config.path("Env"))).as("the image's environment: its JAVA_TOOL_OPTIONS the Deployment's, so that the "
+                + "image alone runs as it does").contains("JAVA_TOOL_OPTIONS=" + JAVA_TOOL_OPTIONS);
         assertThat(archive.layerTypes()).hasSize(4).containsOnly("application/vnd.oci.image.layer.v1.tar+gzip");
         assertThat(archive.refName()).isEqualTo("nightshift:" + VERSION);
     }

@@ -167,7 +167,7 @@ final class PodmanRuntime implements AgentRuntime {
         };
     }
 
-    /** Stops the registry and forgets the image's name in podman (ImageIT may run the same image now: then it stays). */
+    /** Stops the registry, deletes its storage and forgets the image's name in podman (ImageIT may run the same image now: then it stays). */
     @Override
     public synchronized void close() {
         try {
@@ -182,6 +182,21 @@ final class PodmanRuntime implements AgentRuntime {
             if (registry != null) {
                 registry.close();
             }
+            deleteScratch();
+        }
+    }
+
+    /** The registry's storage (the image's blobs, about 60 MB) and podman's scratch files. */
+    private void deleteScratch() {
+        if (dir == null) {
+            return;
+        }
+        try (var files = Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            System.err.println("PodmanRuntime: could not delete " + dir + ": " + e);
         }
     }
 

@@ -63,7 +63,6 @@ public final class ClusterObserver implements AutoCloseable {
 
     /** The nodes informer's index of nodes by their pool label. */
     private static final String BY_POOL = "pool";
-    private final KubernetesClient client;
     private final MachineProvider provider;
     /** What only some providers have: listings kept across passes, change notifications, refusals. */
     private final ProviderCapabilities capabilities;
@@ -107,7 +106,6 @@ public final class ClusterObserver implements AutoCloseable {
     public ClusterObserver(KubernetesClient client, String namespace, MachineProvider provider, Runnable onChange, Clock clock,
                            Optional<String> nodeUpdatesNamespace, WatchEvents events) {
         this.nodeUpdatesNamespace = nodeUpdatesNamespace;
-        this.client = client;
         this.provider = provider;
         this.capabilities = new ProviderCapabilities(provider);
         this.clock = clock;
@@ -312,19 +310,6 @@ public final class ClusterObserver implements AutoCloseable {
     public List<Pod> evictablePods(String node) {
         return podStore.onNode(node).stream().filter(PodSummary::evictable).filter(p -> !nodeUpdater(p))
                 .map(PodSummary::toPod).toList();
-    }
-
-    /**
-     * The evictable pods on {@code node} as the API server has them now, not as the cache has them: read once before a
-     * drained node's machine is deleted. A pod bound to the node just before its cordon took effect (a scheduler decides
-     * from a cache as late as ours) may not be in our cache yet when the drain looks done; deleting the machine then
-     * would kill it undrained (found by {@code ProviderModelIT}'s 8-node draw). A field selector keeps the read to the
-     * node's pods on a real API server; the pods are filtered here as well, for a server that ignores it.
-     */
-    public List<String> evictablePodsNow(String node) {
-        return client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems().stream().map(PodSummary::of)
-                .filter(p -> node.equals(p.node())).filter(PodSummary::evictable).filter(p -> !nodeUpdater(p))
-                .map(p -> p.namespace() + "/" + p.name()).toList();
     }
 
     /** A pod of a Job in the node updates namespace. */

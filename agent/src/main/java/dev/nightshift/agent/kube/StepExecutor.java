@@ -206,19 +206,6 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> deleteMachine(Step.DeleteMachine d) {
         String node = d.target();
-        Optional<Node> cached = observer.node(node);
-        if (cached.isPresent() && !ClusterObserver.unreachable(cached.get())) {
-            // The plan was made from the cache; the API server has the last word on a reachable node's pods. Pods the
-            // cache did not show yet were never drained: the deletion waits for the drain. (Pods the cache shows were
-            // seen by the plan: a deletion after drainTimeout with onEvictionBlocked ForceDelete goes on with them.)
-            java.util.Set<String> seen = new java.util.HashSet<>();
-            observer.evictablePods(node).forEach(p -> seen.add(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()));
-            List<String> left = observer.evictablePodsNow(node).stream().filter(p -> !seen.contains(p)).toList();
-            if (!left.isEmpty()) {
-                LOG.info("machine of {} not deleted yet: pods {} are on it, newer than the drain saw; it drains again", node, left);
-                return Optional.empty();
-            }
-        }
         MachineProvider.Deletion deletion = machines.delete(d.desired(), node, d.replace());
         if (!deletion.started()) {
             LOG.info("machine of {} not deleted yet: {}", node, deletion.detail());

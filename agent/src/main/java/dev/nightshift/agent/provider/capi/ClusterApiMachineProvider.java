@@ -387,8 +387,7 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
      */
     private void deleteStranded(Pool p, int replicas) {
         Set<String> leaving = leaving(p.md());
-        if (leaving.isEmpty() || p.sets().movingReplicas(replicas, p.machines(), ClusterApi.SET_NAME_LABEL).isPresent()
-                || !p.sets().holdTheirReplicas(p.machines(), ClusterApi.SET_NAME_LABEL)) {
+        if (leaving.isEmpty() || !p.sets().atRest(replicas, p.machines(), ClusterApi.SET_NAME_LABEL)) {
             return;
         }
         for (GenericKubernetesResource m : p.machines()) {

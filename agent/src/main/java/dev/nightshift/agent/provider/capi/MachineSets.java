@@ -66,8 +66,7 @@ record MachineSets(List<GenericKubernetesResource> inRemovalOrder, Optional<Stri
         int total = 0;
         for (GenericKubernetesResource ms : inRemovalOrder) {
             String name = ms.getMetadata().getName();
-            long held = machines.stream().filter(m -> m.getMetadata().getLabels() != null
-                    && name.equals(m.getMetadata().getLabels().get(setLabel))).count();
+            long held = held(ms, machines, setLabel);
             if (held < replicas(ms)) {
                 return Optional.of("MachineSet " + name + " has " + held + " Machines for " + replicas(ms) + " replicas");
             }
@@ -80,12 +79,18 @@ record MachineSets(List<GenericKubernetesResource> inRemovalOrder, Optional<Stri
     }
 
     /**
-     * Whether every MachineSet has exactly as many Machines (being deleted included) as {@code spec.replicas}: no
-     * MachineSet is creating or removing one.
+     * Whether Cluster API has nothing to do: every MachineSet has exactly as many Machines (being deleted included) as
+     * {@code spec.replicas}, and they add up to the MachineDeployment's {@code deploymentReplicas}.
      */
-    boolean holdTheirReplicas(List<GenericKubernetesResource> machines, String setLabel) {
-        return inRemovalOrder.stream().allMatch(ms -> machines.stream().filter(m -> m.getMetadata().getLabels() != null
-                && ms.getMetadata().getName().equals(m.getMetadata().getLabels().get(setLabel))).count() == replicas(ms));
+    boolean atRest(int deploymentReplicas, List<GenericKubernetesResource> machines, String setLabel) {
+        return inRemovalOrder.stream().allMatch(ms -> held(ms, machines, setLabel) == replicas(ms))
+                && inRemovalOrder.stream().mapToInt(MachineSets::replicas).sum() == deploymentReplicas;
+    }
+
+    /** The Machines of {@code ms}, being deleted included. */
+    private static long held(GenericKubernetesResource ms, List<GenericKubernetesResource> machines, String setLabel) {
+        return machines.stream().filter(m -> m.getMetadata().getLabels() != null
+                && ms.getMetadata().getName().equals(m.getMetadata().getLabels().get(setLabel))).count();
     }
 
     /** The MachineSet's place in the removal order; after all of them for one that is not the MachineDeployment's. */

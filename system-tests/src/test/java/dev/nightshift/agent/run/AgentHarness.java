@@ -93,6 +93,8 @@ final class AgentHarness implements AutoCloseable {
     final MachineApiServer machineApi;
     /** What the machine API's cloud did, with {@link RolloutBackend#HTTP}; null otherwise. */
     final MachineLog machineLog;
+    /** What the machine API answered, with {@link RolloutBackend#HTTP}: every request and its phase (held, lost answer…). */
+    final Optional<RequestLog> machineApiRequests;
     /** The {@code http} provider of the agent running now. */
     private volatile HttpMachineProvider httpProvider;
     private final Path tmp;
@@ -170,6 +172,7 @@ final class AgentHarness implements AutoCloseable {
                 : new MachineRequests(provider, Clock.systemUTC());
         MachineApiServer api = null;
         MachineLog log = null;
+        RequestLog requests = null;
         capi = switch (backend) {
             case SIMULATED -> {
                 for (int i = 1; i <= nodes; i++) {
@@ -193,7 +196,8 @@ final class AgentHarness implements AutoCloseable {
                         RandomGeneratorFactory.of("L64X128MixRandom").create(42), new MachineApiCloud.Behaviour(
                                 behaviour.createDelay(), Duration.ofMillis(200), behaviour.inPlaceDelay(), behaviour.restartDelay(),
                                 behaviour.neverRegisters(), behaviour.inPlaceFailure()), log);
-                api = MachineApiServer.start(machines, new RequestLog(Optional.empty()), holds, tmp.resolve("machine-api-token"),
+                requests = new RequestLog(Optional.empty());
+                api = MachineApiServer.start(machines, requests, holds, tmp.resolve("machine-api-token"),
                         Clock.systemUTC());
                 // Running before Nightshift: unstamped, their nodes without the pool label.
                 machines.seed(pool, nodes, Map.of(), Map.of());
@@ -202,6 +206,7 @@ final class AgentHarness implements AutoCloseable {
         };
         machineApi = api;
         machineLog = log;
+        machineApiRequests = Optional.ofNullable(requests);
     }
 
     private static final AgentConfig.Overrides DRY_RUN = new AgentConfig.Overrides(Optional.empty(), Optional.empty(),

@@ -243,6 +243,12 @@ class ProviderModelIT {
         }
     }
 
+    /** The machine API's request log, to read a failing draw by (with the {@code http} provider; empty otherwise). */
+    private String machineApiRequests() {
+        return h.machineApiRequests.map(log -> "\nthe machine API's requests:" + log.entries().stream()
+                .map(entry -> "\n  " + entry.json()).collect(java.util.stream.Collectors.joining())).orElse("");
+    }
+
     /** The agent's writes to the cluster so far (nodes, pods, evictions, Cluster API objects). */
     private long agentWrites(Start start) {
         return h.kube.requests().stream().filter(r -> r.isWrite() && AgentHarness.AGENT.equals(r.userAgent())).count();
@@ -310,12 +316,12 @@ class ProviderModelIT {
                     .untilAsserted(() -> RolloutInvariants.assertRolledOut(h, POOL, limits, start));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError(draw + " on " + backend + ": " + e.getMessage() + "\nthe agent's /status: " + h.agent.status()
-                    + "\nthe writes:" + RolloutInvariants.writes(h.kube.requests()), e);
+                    + "\nthe writes:" + RolloutInvariants.writes(h.kube.requests()) + machineApiRequests(), e);
         }
         try {
             RolloutInvariants.assertHeld(h, POOL, limits, start);
         } catch (AssertionError e) {
-            throw new AssertionError(draw + " on " + backend + ": " + e.getMessage(), e);
+            throw new AssertionError(draw + " on " + backend + ": " + e.getMessage() + machineApiRequests(), e);
         }
     }
 }

@@ -54,4 +54,43 @@ interface AgentRuntime extends AutoCloseable {
         @Override
         void close();
     }
+
+    /**
+     * A container run as a local process ({@code java -jar} or {@code podman run}) whose one port is published on the
+     * loopback at {@code hostPort} and whose output goes to {@code log}: what both runtimes share; how it stops is theirs.
+     */
+    abstract class ProcessRunning implements Running {
+
+        protected final Process process;
+        private final Path log;
+        private final String portName;
+        private final URI url;
+
+        protected ProcessRunning(Process process, Path log, AppliedPod pod, int hostPort) {
+            this.process = process;
+            this.log = log;
+            this.portName = pod.ports().keySet().iterator().next();
+            this.url = URI.create("http://127.0.0.1:" + hostPort);
+        }
+
+        @Override
+        public URI port(String name) {
+            if (!name.equals(portName)) {
+                throw new IllegalArgumentException("the container has port " + portName + ", not " + name);
+            }
+            return url;
+        }
+
+        @Override
+        public boolean alive() {
+            return process.isAlive();
+        }
+
+        @Override
+        public String tail(int lines) throws IOException {
+            java.util.List<String> all = java.nio.file.Files.exists(log)
+                    ? java.nio.file.Files.readAllLines(log, java.nio.charset.StandardCharsets.UTF_8) : java.util.List.of();
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        }
+    }
 }

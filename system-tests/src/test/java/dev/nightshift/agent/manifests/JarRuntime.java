@@ -3,7 +3,6 @@ package dev.nightshift.agent.manifests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,21 +81,7 @@ final class JarRuntime implements AgentRuntime {
         pod.env().forEach((k, v) -> env.put(k, pod.rebase(v)));
         env.put("KUBECONFIG", kubeconfig.toString());
         Process process = builder.start();
-        URI url = URI.create("http://127.0.0.1:" + hostPort);
-        String portName = pod.ports().keySet().iterator().next();
-        return new Running() {
-            @Override
-            public URI port(String name) {
-                if (!name.equals(portName)) {
-                    throw new IllegalArgumentException("the container has port " + portName + ", not " + name);
-                }
-                return url;
-            }
-
-            @Override
-            public boolean alive() {
-                return process.isAlive();
-            }
+        return new ProcessRunning(process, log, pod, hostPort) {
 
             @Override
             public int stop() throws InterruptedException {
@@ -106,12 +91,6 @@ final class JarRuntime implements AgentRuntime {
                     throw new AssertionError("the agent did not exit within 60 s of SIGTERM (terminationGracePeriodSeconds is 60)");
                 }
                 return process.exitValue();
-            }
-
-            @Override
-            public String tail(int lines) throws IOException {
-                List<String> all = Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
-                return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
             }
 
             @Override

@@ -3,7 +3,6 @@ package dev.nightshift.agent.manifests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -114,21 +113,7 @@ final class PodmanRuntime implements AgentRuntime {
             throw new IOException(e);
         }
         Process process = podman.start(log, run.toArray(String[]::new));
-        URI url = URI.create("http://127.0.0.1:" + hostPort);
-        String portName = pod.ports().keySet().iterator().next();
-        return new Running() {
-            @Override
-            public URI port(String name) {
-                if (!name.equals(portName)) {
-                    throw new IllegalArgumentException("the container has port " + portName + ", not " + name);
-                }
-                return url;
-            }
-
-            @Override
-            public boolean alive() {
-                return process.isAlive();
-            }
+        return new ProcessRunning(process, log, pod, hostPort) {
 
             /** {@code podman stop}: SIGTERM (the image's StopSignal), then SIGKILL after terminationGracePeriodSeconds (60). */
             @Override
@@ -143,12 +128,6 @@ final class PodmanRuntime implements AgentRuntime {
                     throw new AssertionError("podman run did not return after the container stopped");
                 }
                 return process.exitValue();
-            }
-
-            @Override
-            public String tail(int lines) throws IOException {
-                List<String> all = Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
-                return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
             }
 
             @Override

@@ -158,8 +158,10 @@ class ClusterApiRefusalIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> kube.client().nodes().withLabel("nightshift.dev/pool", "web").list()
                     .getItems().stream().filter(n -> n.getMetadata().getAnnotations().containsKey("nightshift.dev/roll-hash")).count() == 2);
             refusal.apply.accept(kube.client());
-            kube.clearRequests();
+            // Cleared only once a pass has seen the refusal: a pass that began before it may still
+            // finish the stamping it started (the managed-labels patch follows the roll-hash one).
             await().atMost(Duration.ofSeconds(30)).until(() -> reason(agent).contains(refusal.said));
+            kube.clearRequests();
             work.write("pools/web.yaml", pool("1.31.5"));
             String bump = work.commitAndPush("image bump");
             agent.pollNow();

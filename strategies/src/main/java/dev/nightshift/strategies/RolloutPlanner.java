@@ -105,7 +105,10 @@ public final class RolloutPlanner {
                     .filter(t -> t.isAfter(now));
             intervalEnd.ifPresent(wakeTimes::add);
             StartGate selected = node -> myTurn && !status.paused() && windowAllows(observed.maintenance(), view, node);
-            StartGate gate = node -> selected.allows(node) && validated && intervalEnd.isEmpty();
+            // A pool short of its minimum is refilled first (a repair: no window, turn or streak; a pause or an
+            // exclusion stops it); meanwhile nothing new is disrupted in it.
+            int shortfall = desired.refillsPools() ? Refills.shortfall(view) : 0;
+            StartGate gate = node -> selected.allows(node) && validated && intervalEnd.isEmpty() && shortfall == 0;
 
             // Repairs are not updates: no window, turn or validation streak; a pause or an exclusion stops them.
             // They need the control plane Ready, the node under repair aside; control-plane nodes,
@@ -116,6 +119,9 @@ public final class RolloutPlanner {
                         && view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name())));
             Repairs.plan(view, controlPlaneNodes, node -> repairsAllowed && observed.controlPlaneReadyBesides(node.name())
                     && (!controlPlaneNodes || otherControlPlaneNodesReady(desired, observed, node)), sink);
+            if (shortfall > 0 && !status.paused() && !observed.maintenance().exclusionActive()) {
+                Refills.plan(view, shortfall, sink);
+            }
 
             // Work in flight is always carried on, so that no node is left cordoned or half-drained.
             boolean nodesInFlight = view.anyInFlight();

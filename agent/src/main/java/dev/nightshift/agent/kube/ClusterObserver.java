@@ -294,6 +294,11 @@ public final class ClusterObserver implements AutoCloseable {
      * The pools the machine provider refuses to act on, each with its reason (what to change):
      * Nightshift does nothing to them and reports why.
      */
+    /** See {@link ProviderCapabilities#refillsPools}. */
+    public boolean refillsPools() {
+        return capabilities.refillsPools();
+    }
+
     public Map<String, String> refusals(Set<String> pools) {
         Map<String, String> refused = new java.util.TreeMap<>();
         for (String pool : pools) {

@@ -217,7 +217,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> createMachine(Step.CreateMachine c) {
         machines.create(c.desired(), c.surgeFor());
-        return outcome(c, "requested a machine for pool " + c.pool() + " to stand in for " + c.surgeFor());
+        return outcome(c, "requested a machine for pool " + c.pool()
+                + (c.surgeFor().isEmpty() ? " to bring it back to its minimum" : " to stand in for " + c.surgeFor()));
     }
 
     @Override

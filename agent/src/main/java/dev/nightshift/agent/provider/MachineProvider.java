@@ -18,7 +18,8 @@ import dev.nightshift.strategies.model.DesiredPool;
  * <p>These are the operations every backend needs. What only some backends have is a capability of its own, which a
  * backend implements if it has it: {@link ChangeNotifications} (it says when its machines change),
  * {@link ListingCache} (it keeps listings across passes), {@link Settling} (it has records of its own to bring up to
- * date before a plan), {@link RemediationHolds} (its health checks must leave an updating node alone) and
+ * date before a plan), {@link RemediationHolds} (its health checks must leave an updating node alone), {@link KeepsPoolSizes} (it
+ * restores a pool's size itself) and
  * {@link Refusals} (it may refuse a pool). {@link ProviderCapabilities} is where the agent asks for them.
  */
 public interface MachineProvider {

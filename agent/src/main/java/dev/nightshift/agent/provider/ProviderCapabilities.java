@@ -64,6 +64,11 @@ public final class ProviderCapabilities {
         }
     }
 
+    /** See {@link KeepsPoolSizes}: whether Nightshift refills a pool short of its minimum (it does unless the backend does). */
+    public boolean refillsPools() {
+        return !(provider instanceof KeepsPoolSizes);
+    }
+
     /** See {@link Refusals#refusal}. */
     public Optional<String> refusal(String pool) {
         return provider instanceof Refusals refusals ? refusals.refusal(pool) : Optional.empty();

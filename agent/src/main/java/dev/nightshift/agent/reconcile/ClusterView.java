@@ -30,6 +30,9 @@ interface ClusterView {
     /** Pools whose machines the provider will not manage as they are, with the reason: nothing is done to them. */
     Map<String, String> refusals(Set<String> pools);
 
+    /** Whether Nightshift refills a pool short of its minimum: unless the machine backend does it itself. */
+    boolean refillsPools();
+
     /** Why the last in-place update of {@code node} failed, as the node says. */
     Optional<String> inPlaceFailure(String node);
 

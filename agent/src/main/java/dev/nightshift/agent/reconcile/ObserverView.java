@@ -68,6 +68,11 @@ final class ObserverView implements ClusterView {
     }
 
     @Override
+    public boolean refillsPools() {
+        return observer.refillsPools();
+    }
+
+    @Override
     public Optional<String> inPlaceFailure(String node) {
         return observer.node(node).map(n -> NodeMarks.annotation(n, NodeMarks.IN_PLACE_FAILED_REASON));
     }

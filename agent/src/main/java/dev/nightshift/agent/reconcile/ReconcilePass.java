@@ -140,7 +140,7 @@ final class ReconcilePass implements Reconciler.Pass {
         }
         WindowState window = calendar.state(now);
         DesiredCluster desired = new DesiredCluster(spec, acting.get().pools().values().stream().map(DesiredPool::of).toList(),
-                settings.validationsRequired());
+                settings.validationsRequired(), cluster.refillsPools());
         ObservedCluster observed = observe(desired, window);
         Planned planned = plan(desired, observed, now);
         Executed executed = execute(planned.plan(), desired, observed, acting.get().commit(), now);
@@ -185,8 +185,8 @@ final class ReconcilePass implements Reconciler.Pass {
         Map<String, String> failed = cluster.providerFailures();
         Map<String, String> held = new HashMap<>(refused);
         failed.forEach((pool, error) -> held.putIfAbsent(pool, "its machine provider failed: " + error));
-        DesiredCluster acted = held.isEmpty() ? desired : new DesiredCluster(desired.cluster(),
-                desired.pools().stream().filter(p -> !held.containsKey(p.name())).toList(), desired.validationsRequired());
+        DesiredCluster acted = held.isEmpty() ? desired : desired.withPools(
+                desired.pools().stream().filter(p -> !held.containsKey(p.name())).toList());
         KubernetesVersionGuard.Guarded guarded = KubernetesVersionGuard.guard(planner.plan(acted, observed, now), acted,
                 settings.apiServerVersion());
         Plan plan = guarded.plan();

@@ -361,6 +361,11 @@ class ReconcilePassTest {
         Map<String, String> providerFailures = Map.of();
 
         @Override
+        public boolean refillsPools() {
+            return false;
+        }
+
+        @Override
         public Map<String, String> providerFailures() {
             return providerFailures;
         }

@@ -158,6 +158,19 @@ public final class SimulatedMachineProvider implements MachineProvider, NodeUpda
         return Deletion.started("deleted machine " + machine + (replace ? ", replacement requested" : ""));
     }
 
+    /**
+     * The cloud takes a machine away on its own (a spot interruption, a health check that terminates without
+     * replacing): the machine and its node are gone, and nothing asks for a replacement.
+     */
+    public synchronized void lose(String machine) {
+        if (machines.remove(machine) == null) {
+            return;
+        }
+        inPlaceTargets.remove(machine);
+        client.nodes().withName(machine).delete();
+        LOG.info("machine {} lost behind Nightshift's back", machine);
+    }
+
     @Override
     public void updateInPlace(DesiredPool pool, String machine) {
         StampedHash rollHash = pool.rollHash();

@@ -25,7 +25,8 @@ import dev.nightshift.strategies.plan.Step;
  * draining it is a disruption like any other); a node that is not Ready is not available, so replacing it costs no
  * budget (its pods are gone already, as a Deployment replaces unhealthy replicas first). <b>count</b> is the machines
  * that are not being deleted, a surge machine not counted while the old machine it stands in for exists. The limits
- * are the spec's, resolved against that count ({@link PoolLimits}).
+ * are the spec's, resolved against that count ({@link PoolLimits}). Where Nightshift refills pools
+ * ({@link DesiredCluster#refillsPools()}), count is at least the pool's {@code minimum}.
  *
  * <p>One guard per pass: each admitted step's effect is counted, so the pass's later steps are judged against the pool
  * as the earlier ones leave it. Not thread-safe.
@@ -66,7 +67,7 @@ public final class DisruptionGuard {
      */
     public DisruptionGuard(DesiredCluster desired, ObservedCluster observed, Set<String> alsoUnavailable) {
         for (DesiredPool pool : desired.pools()) {
-            pools.put(pool.name(), new PoolBudget(pool, observed.nodesOf(pool.name()), alsoUnavailable));
+            pools.put(pool.name(), new PoolBudget(pool, observed.nodesOf(pool.name()), alsoUnavailable, desired.refillsPools()));
         }
     }
 
@@ -111,7 +112,7 @@ public final class DisruptionGuard {
         /** Nodes whose kubelet restart was asked for and not answered yet (the node's kubelet hash not the desired one). */
         private final Set<String> restarting = new HashSet<>();
 
-        PoolBudget(DesiredPool desired, List<ObservedNode> nodes, Set<String> alsoUnavailable) {
+        PoolBudget(DesiredPool desired, List<ObservedNode> nodes, Set<String> alsoUnavailable, boolean refills) {
             this.pool = desired.name();
             Set<String> live = new HashSet<>();
             nodes.stream().filter(n -> !n.terminating()).forEach(n -> live.add(n.name()));
@@ -131,8 +132,10 @@ public final class DisruptionGuard {
                     available.add(n.name());
                 }
             }
-            this.count = counted;
-            this.limits = PoolLimits.of(desired.spec(), counted);
+            // A pool Nightshift refills is promised its minimum: machines it lost behind Nightshift's back are capacity
+            // owed, not a smaller pool (the floor stays where the minimum puts it; the refill fits under the ceiling).
+            this.count = refills ? Math.max(counted, desired.spec().pool().minimum()) : counted;
+            this.limits = PoolLimits.of(desired.spec(), count);
         }
 
         Optional<Refusal> admit(Step step) {

@@ -10,8 +10,11 @@ import dev.nightshift.spec.model.SpecSet;
  * The desired state of one cluster.
  *
  * @param validationsRequired consecutive successful validations needed before a pool starts and between batches
+ * @param refillsPools        a pool short of its {@code minimum} machines (lost behind Nightshift's back) is brought back
+ *                            to it by Nightshift: true unless the machine backend restores pool sizes itself (Cluster
+ *                            API's MachineSets), where a second replacement would leave the pool too large
  */
-public record DesiredCluster(ClusterSpec cluster, List<DesiredPool> pools, int validationsRequired) {
+public record DesiredCluster(ClusterSpec cluster, List<DesiredPool> pools, int validationsRequired, boolean refillsPools) {
 
     public DesiredCluster {
         if (validationsRequired < 1) {
@@ -21,6 +24,16 @@ public record DesiredCluster(ClusterSpec cluster, List<DesiredPool> pools, int v
         pools = pools.stream()
                 .sorted(Comparator.comparing((DesiredPool p) -> p.spec().pool().role()).thenComparing(DesiredPool::name))
                 .toList();
+    }
+
+    /** Without refilling: what the backend does about lost machines is not Nightshift's to do. */
+    public DesiredCluster(ClusterSpec cluster, List<DesiredPool> pools, int validationsRequired) {
+        this(cluster, pools, validationsRequired, false);
+    }
+
+    /** The same cluster with only {@code kept} of its pools. */
+    public DesiredCluster withPools(List<DesiredPool> kept) {
+        return new DesiredCluster(cluster, kept, validationsRequired, refillsPools);
     }
 
     public static DesiredCluster of(SpecSet specs, String clusterName, int validationsRequired) {

@@ -167,7 +167,10 @@ public sealed interface Step {
         }
     }
 
-    /** Create a surge machine that takes {@code surgeFor}'s place once it is available. */
+    /**
+     * Create a surge machine that takes {@code surgeFor}'s place once it is available; with {@code surgeFor} empty, a
+     * machine that brings a pool short of its minimum back to it.
+     */
     record CreateMachine(String target, String pool, String surgeFor, DesiredPool desired) implements Step {
 
         public StampedHash rollHash() {

@@ -1,11 +1,15 @@
 package dev.nightshift.agent.run;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
@@ -19,9 +23,12 @@ import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.run.RolloutInvariants.Limits;
 import dev.nightshift.agent.run.RolloutInvariants.Start;
 import dev.nightshift.sandbox.capi.Behaviour;
+import dev.nightshift.sandbox.capi.ClusterApiResources;
 import dev.nightshift.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.sandbox.demo.DemoWorkloads;
+import dev.nightshift.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.sandbox.machineapi.Holds;
+import io.fabric8.kubernetes.api.model.Node;
 
 /**
  * Model-based rollouts against every provider (issue 24): a seeded draw of the pool's size, its limits (numbers or
@@ -97,7 +104,7 @@ class ProviderModelIT {
                     unavailable = "0";
                 }
                 case 2 -> {
-                    // Both zero: one node at a time.
+                    // Both zero: refused by the spec's validation (as a Deployment's), the pool left untouched.
                     surge = "0";
                     unavailable = "0";
                 }
@@ -147,6 +154,15 @@ class ProviderModelIT {
             return value.endsWith("%") ? "\"" + value + "\"" : value;
         }
 
+        /** Both limits written as zero: the spec is refused (a percentage that rounds to zero is not: then 1 unavailable). */
+        boolean refusedBySpec() {
+            return zero(maxSurge) && zero(maxUnavailable);
+        }
+
+        private static boolean zero(String value) {
+            return value.equals("0") || value.equals("0%");
+        }
+
         /** The bound on the rollout's time: generous, so that only a stall fails it. */
         Duration bound() {
             return Duration.ofSeconds(60 + 15L * nodes + (faults.equals(Faults.NONE) ? 0 : 60));
@@ -169,16 +185,24 @@ class ProviderModelIT {
      * @param slowDeletions      the share of Cluster API Machines whose deletion takes seconds instead of 200 ms
      * @param lostAnswers        the machine API loses the answer to its 1st create and 1st replace after acting (a 503),
      *                           so the agent sends them again
+     * @param loseAfterWrites    once the agent has made this many writes after the push (or the rollout is over), one
+     *                           machine of the pool whose node is Ready and not cordoned is taken away behind the agent's
+     *                           back: a MachineHealthCheck deletes its Machine (Cluster API, whose MachineSet then makes
+     *                           another), the cloud terminates it (machine API) or it vanishes with its node
+     *                           (simulated); 0 for none
      */
-    record Faults(int restartAfterWrites, double neverRegisters, double slowDeletions, boolean lostAnswers) {
+    record Faults(int restartAfterWrites, double neverRegisters, double slowDeletions, boolean lostAnswers, int loseAfterWrites) {
 
-        static final Faults NONE = new Faults(0, 0, 0, false);
+        static final Faults NONE = new Faults(0, 0, 0, false, 0);
 
         static Faults draw(SplittableRandom random, int nodes) {
             int restart = random.nextInt(2) == 0 ? 1 + random.nextInt(3 * nodes) : 0;
             double neverRegisters = random.nextInt(4) == 0 ? 0.2 : 0;
             double slowDeletions = random.nextInt(3) == 0 ? 0.3 : 0;
-            return new Faults(restart, neverRegisters, slowDeletions, random.nextInt(2) == 0);
+            boolean lostAnswers = random.nextInt(2) == 0;
+            // Drawn last, so that the faults drawn before it stay what they were for every seed.
+            int lose = random.nextInt(3) == 0 ? 1 + random.nextInt(3 * nodes) : 0;
+            return new Faults(restart, neverRegisters, slowDeletions, lostAnswers, lose);
         }
 
         Holds holds() {
@@ -199,6 +223,9 @@ class ProviderModelIT {
             }
             if (lostAnswers) {
                 parts.add("lost machine-API answers");
+            }
+            if (loseAfterWrites > 0) {
+                parts.add("a machine lost behind the agent's back after its " + loseAfterWrites + "th write");
             }
             return parts.isEmpty() ? "" : "; " + String.join(", ", parts);
         }
@@ -255,6 +282,29 @@ class ProviderModelIT {
         return h.kube.requests().stream().filter(r -> r.isWrite() && AgentHarness.AGENT.equals(r.userAgent())).count();
     }
 
+    /**
+     * Takes one machine of the pool away behind the agent's back, as each backend's own machinery would: the node chosen
+     * (seeded) among those Ready and not cordoned. Returns its node's name; empty when none could be chosen.
+     */
+    private Optional<String> loseOneMachine(RolloutBackend backend, SplittableRandom random) {
+        List<Node> candidates = h.nodes(POOL).stream().filter(n -> !Boolean.TRUE.equals(NodeMarks.spec(n).getUnschedulable())
+                        && n.getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")))
+                .sorted(java.util.Comparator.comparing(n -> n.getMetadata().getName())).toList();
+        if (candidates.isEmpty()) {
+            return Optional.empty();
+        }
+        String node = candidates.get(random.nextInt(candidates.size())).getMetadata().getName();
+        switch (backend) {
+            case SIMULATED -> h.provider.lose(node);
+            case CLUSTER_API -> h.kube.client().genericKubernetesResources(ClusterApiResources.MACHINES)
+                    .inNamespace(EmbeddedKubernetes.NAMESPACE).withName(AgentHarness.annotation(
+                            h.kube.client().nodes().withName(node).get(), "cluster.x-k8s.io/machine")).delete();
+            case HTTP -> h.machineApi.cloud().list(POOL).stream().filter(m -> node.equals(m.nodeName())).findFirst()
+                    .ifPresent(m -> h.machineApi.cloud().delete(m.id()));
+        }
+        return Optional.of(node);
+    }
+
     @TempDir
     Path tmp;
 
@@ -277,6 +327,15 @@ class ProviderModelIT {
         h.work.write("pools/web.yaml", draw.pool("1631.0.0"));
         h.work.commitAndPush("initial");
         h.startAgent("e2e");
+        if (draw.refusedBySpec()) {
+            // Both limits literally zero: no rollout could ever move, so the spec is refused (as a Deployment's is) with
+            // the file, line and field, and nothing is done to the pool's nodes.
+            await("the spec refused").atMost(Duration.ofSeconds(30)).until(() -> h.agent.specErrors().stream()
+                    .anyMatch(e -> e.file().equals("pools/web.yaml") && e.line() > 0 && e.path().equals("spec.maxUnavailable")));
+            assertThat(h.kube.requests()).as("the agent's writes to nodes").noneMatch(r -> r.isWrite()
+                    && AgentHarness.AGENT.equals(r.userAgent()) && r.resourcePath().startsWith("/api/v1/nodes"));
+            return;
+        }
         h.awaitAdopted(POOL, draw.nodes());
         if (backend == RolloutBackend.CLUSTER_API && faults.neverRegisters() > 0) {
             h.capi.nextMachinesNeverJoin((int) Math.ceil(faults.neverRegisters() * draw.nodes()));
@@ -311,6 +370,14 @@ class ProviderModelIT {
             h.startAgent("e2e");
         }
 
+        Set<String> lost = new HashSet<>();
+        if (faults.loseAfterWrites() > 0) {
+            long before = agentWrites(start);
+            await("the agent's write #" + faults.loseAfterWrites()).atMost(draw.bound()).pollInterval(Duration.ofMillis(20))
+                    .until(() -> agentWrites(start) - before >= faults.loseAfterWrites() || rolledOut(draw.limits(), start));
+            loseOneMachine(backend, new SplittableRandom(draw.seed())).ifPresent(lost::add);
+        }
+
         Limits limits = draw.limits();
         try {
             await("the rollout's end").atMost(draw.bound()).pollInterval(Duration.ofMillis(100))
@@ -320,7 +387,7 @@ class ProviderModelIT {
                     + "\nthe writes:" + RolloutInvariants.writes(h.kube.requests()) + machineApiRequests(), e);
         }
         try {
-            RolloutInvariants.assertHeld(h, POOL, limits, start);
+            RolloutInvariants.assertHeld(h, POOL, limits, start, lost);
         } catch (AssertionError e) {
             throw new AssertionError(draw + " on " + backend + ": " + e.getMessage() + machineApiRequests(), e);
         }

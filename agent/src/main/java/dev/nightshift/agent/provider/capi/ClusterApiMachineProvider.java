@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.provider.Machine;
+import dev.nightshift.agent.provider.KeepsPoolSizes;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.provider.Refusals;
 import dev.nightshift.agent.provider.RemediationHolds;
@@ -62,7 +63,8 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * </ul>
  * Nightshift never writes to a MachineDeployment it refuses ({@link #refusal}).
  */
-public final class ClusterApiMachineProvider implements MachineProvider, ChangeNotifications, Settling, RemediationHolds, Refusals {
+public final class ClusterApiMachineProvider implements MachineProvider, ChangeNotifications, Settling, RemediationHolds, Refusals,
+        KeepsPoolSizes {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterApiMachineProvider.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -308,11 +310,13 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
             return List.of();
         }
         Pool p = pool(f.md());
+        TemplateHashes trusted = TemplateHashes.of(f.md(), p.sets());
         List<Machine> result = new ArrayList<>();
         for (GenericKubernetesResource m : p.machines()) {
             Map<String, String> a = annotations(m);
             Optional<String> node = nodeName(m);
-            result.add(new Machine(m.getMetadata().getName(), pool, created(m), NodeMarks.rollHash(a).orElse(null),
+            result.add(new Machine(m.getMetadata().getName(), pool, created(m),
+                    NodeMarks.rollHash(a).map(h -> trusted.rollHashOf(h, label(m, ClusterApi.SET_NAME_LABEL))).orElse(null),
                     NodeMarks.kubeletHash(a).orElse(null), Optional.ofNullable(p.pairing().get(m.getMetadata().getName())),
                     node.isPresent(), node, m.getMetadata().getDeletionTimestamp() != null, healthCheckFailed(m),
                     p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL))));

@@ -240,7 +240,9 @@ class ProviderModelIT {
         if (only != null) {
             chosen.add(Long.parseLong(only));
         } else if (seeds > 0) {
-            for (long s = 1; s <= seeds; s++) {
+            // From firstSeed on, so that a long profile can be split over processes (seeds 1-50 here, 51-100 there).
+            long first = Long.getLong("nightshift.model.firstSeed", 1);
+            for (long s = first; s < first + seeds; s++) {
                 chosen.add(s);
             }
         } else {

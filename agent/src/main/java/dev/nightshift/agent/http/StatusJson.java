@@ -207,17 +207,18 @@ public final class StatusJson {
     }
 
     /**
-     * The next two weeks of the calendar in force: {@code {"from", "until", "windows": [{"open", "close", "source"}],
+     * The next two weeks of the calendar in force: {@code {"from", "until", "windows": [{"open", "openedBeforeLookBack", "close", "source"}],
      * "exclusions": [{"start", "end", "reason"}], "truncated"}}; a window's {@code close} is null beyond the calendar's horizon,
-     * and {@code windows} is empty when the calendar is always open ({@code window.alwaysOpen}).
+     * and {@code windows} is empty when the calendar is always open ({@code window.alwaysOpen}); a window already open at the start of
+     * the calendar's look-back has that start as its {@code open} and {@code openedBeforeLookBack} true.
      */
     private static void calendar(ObjectNode o, Upcoming c) {
         o.put("from", c.from().toString());
         o.put("until", c.until().toString());
         ArrayNode windows = o.putArray("windows");
         for (Window w : c.windows()) {
-            windows.addObject().put("open", w.open().toString()).put("close", w.close().map(Instant::toString).orElse(null))
-                    .put("source", w.source());
+            windows.addObject().put("open", w.open().toString()).put("openedBeforeLookBack", w.openedBeforeLookBack())
+                    .put("close", w.close().map(Instant::toString).orElse(null)).put("source", w.source());
         }
         ArrayNode exclusions = o.putArray("exclusions");
         for (Maintenance.Exclusion e : c.exclusions()) {

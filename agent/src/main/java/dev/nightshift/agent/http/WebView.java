@@ -46,9 +46,9 @@ public final class WebView implements HttpHandler {
     }
 
     private static Resource load(String name, String contentType) {
-        try (InputStream in = WebView.class.getResourceAsStream("/web/" + name)) {
+        try (InputStream in = WebView.class.getResourceAsStream("web/" + name)) {
             if (in == null) {
-                throw new IllegalStateException("the agent's jar lacks web/" + name);
+                throw new IllegalStateException("the agent's jar lacks dev/nightshift/agent/http/web/" + name);
             }
             byte[] body = in.readAllBytes();
             return new Resource(body, contentType, "\"" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body), 0, 8)

@@ -69,8 +69,8 @@ class StatusJsonViewTest {
 
         assertThat(calendar.path("from").asText()).isEqualTo("2026-11-27T12:00:00Z");
         assertThat(calendar.path("until").asText()).isEqualTo("2026-12-11T12:00:00Z");
-        assertThat(calendar.path("windows").toString()).isEqualTo("[{\"open\":\"2026-11-27T22:00:00Z\",\"close\":\"2026-11-28T04:00:00Z\","
-                + "\"source\":\"timeWindow\"},{\"open\":\"2026-12-10T22:00:00Z\",\"close\":null,\"source\":\"windows[0]\"}]");
+        assertThat(calendar.path("windows").toString()).isEqualTo("[{\"open\":\"2026-11-27T22:00:00Z\",\"openedBeforeLookBack\":false,\"close\":\"2026-11-28T04:00:00Z\","
+                + "\"source\":\"timeWindow\"},{\"open\":\"2026-12-10T22:00:00Z\",\"openedBeforeLookBack\":false,\"close\":null,\"source\":\"windows[0]\"}]");
         assertThat(calendar.path("exclusions").toString())
                 .isEqualTo("[{\"start\":\"2026-12-01T00:00:00Z\",\"end\":\"2026-12-02T00:00:00Z\",\"reason\":\"freeze\"}]");
         assertThat(calendar.path("truncated").asBoolean()).isFalse();

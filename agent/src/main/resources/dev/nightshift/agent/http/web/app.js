@@ -94,12 +94,13 @@
       const pct = percent(p);
       return `<tr data-pool="${esc(p.pool)}">
 <th scope="row"><a href="#${idOf(p.pool)}">${esc(p.pool)}</a></th>
-<td>${phase(p)}</td><td>${esc(action(p))}</td>
-<td><progress max="100" value="${pct}" aria-label="${esc(p.pool)}: ${pct} % current"></progress> <span class="pct">${pct} %</span></td>
-<td class="num">${p.current}</td><td class="num">${p.outdated}</td><td class="num">${p.updating}</td><td class="num">${p.failed}</td>
-<td class="eta">${eta(p)}</td>${staged ? `<td>${stage(p)}</td>` : ''}</tr>`;
+<td data-label="Phase">${phase(p)}</td><td data-label="Action">${esc(action(p))}</td>
+<td data-label="Progress"><progress max="100" value="${pct}" aria-label="${esc(p.pool)}: ${pct} % current"></progress> <span class="pct">${pct} %</span></td>
+<td class="num" data-label="Current">${p.current}</td><td class="num" data-label="Outdated">${p.outdated}</td>
+<td class="num" data-label="Updating">${p.updating}</td><td class="num" data-label="Failed">${p.failed}</td>
+<td class="eta" data-label="ETA">${eta(p)}</td>${staged ? `<td data-label="Wave / soak">${stage(p)}</td>` : ''}</tr>`;
     }).join('');
-    return `<div class="scroll" role="region" aria-labelledby="fleet-h" tabindex="0"><table class="fleet">
+    return `<div class="scroll" role="region" aria-label="Fleet table" tabindex="0"><table class="fleet">
 <caption class="visually-hidden">Every pool: phase, action, progress, node counts and ETA</caption>
 <thead><tr><th scope="col">Pool</th><th scope="col">Phase</th><th scope="col">Action</th><th scope="col">Progress</th>
 <th scope="col" class="num">Current</th><th scope="col" class="num">Outdated</th><th scope="col" class="num">Updating</th>
@@ -125,18 +126,18 @@
 <output class="node-name" aria-live="off"></output><ul class="legend" aria-label="Node states of ${esc(p.pool)}">${legend}</ul>`;
   }
 
-  function list(title, items) {
-    return items.length ? `<h4>${title}</h4><ul>${items.join('')}</ul>` : '';
+  /** A titled list, nothing when empty; {@code level}: the heading's level under its section or card. */
+  function list(title, items, level = 4) {
+    return items.length ? `<h${level}>${title}</h${level}><ul>${items.join('')}</ul>` : '';
   }
 
   function why(p) {
     const t = p.target;
     if (!t) return '';
-    const reasons = (t.reasons || []).map((r) => `<tr><td><code>${esc(r.path)}</code></td>
-<td><code>${esc(r.old)}</code> → <code>${esc(r.new)}</code></td><td>${esc(r.effect)}</td></tr>`).join('');
+    const reasons = (t.reasons || []).map((r) => `<li><code>${esc(r.path)}</code>: <code>${esc(r.old)}</code> → <code>${esc(r.new)}</code>
+<span class="effect">(${esc(String(r.effect).replace(/_/g, ' '))})</span></li>`).join('');
     return `<h4>Why</h4><p>Commit <code>${esc(short(t.revision))}</code>: ${esc((ACTIONS[t.action] || t.action || '').toLowerCase())}</p>
-${reasons ? `<div class="scroll"><table class="why"><thead><tr><th scope="col">Field</th><th scope="col">Old → new</th>
-<th scope="col">Effect</th></tr></thead><tbody>${reasons}</tbody></table></div>` : ''}`;
+${reasons ? `<ul class="why">${reasons}</ul>` : ''}`;
   }
 
   /** The last revisions, only when /status has a history (it does not yet). */
@@ -214,10 +215,11 @@ ${grid(p)}${list('Needs attention', issues)}${why(p)}${history(p)}</article>`;
     const svg = [];
     const firstDay = new Date(from);
     firstDay.setHours(24, 0, 0, 0);
-    for (let d = firstDay.getTime(); d < until; d += DAY_MS) {
+    for (let d = firstDay.getTime(), i = 0; d < until; d += DAY_MS, i++) {
       const day = new Date(d);
       svg.push(`<line class="day" x1="${x(d)}" x2="${x(d)}" y1="0" y2="100%"/>`);
-      svg.push(`<text class="label" x="${x(d)}" dx="3" y="14">${esc(day.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric' }))}</text>`);
+      // Every other day's label is left out on a narrow screen (app.css), where they would overlap.
+      svg.push(`<text class="label${i % 2 ? ' odd' : ''}" x="${x(d)}" dx="3" y="14">${esc(day.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric' }))}</text>`);
     }
     (cal.windows || []).forEach((w) => {
       const open = Date.parse(w.open);
@@ -237,7 +239,8 @@ ${grid(p)}${list('Needs attention', issues)}${why(p)}${history(p)}</article>`;
     const now = Date.parse(status.lastReconcile || cal.from);
     svg.push(`<line class="now" x1="${x(now)}" x2="${x(now)}" y1="16" y2="90"/>`);
     svg.push(`<text class="label" x="${x(now)}" dx="3" y="90">now</text>`);
-    const windows = (cal.windows || []).slice(0, 12).map((w) => `<li>${when(w.open)} → ${w.close ? when(w.close) : 'beyond the horizon'}
+    const windows = (cal.windows || []).slice(0, 12).map((w) => `<li>${w.openedBeforeLookBack ? `open since before ${when(w.open)}` : when(w.open)}
+→ ${w.close ? when(w.close) : 'beyond the horizon'}
 <span class="mono">${esc(w.source)}</span></li>`);
     const exclusions = (cal.exclusions || []).map((e) => `<li>${when(e.start)} → ${when(e.end)}${e.reason ? ': ' + esc(e.reason) : ''}</li>`);
     const etaItems = etas.map((p) => `<li>${esc(p.pool)}: done by ${when(p.eta.completesAt)}</li>`);
@@ -245,10 +248,10 @@ ${grid(p)}${list('Needs attention', issues)}${why(p)}${history(p)}</article>`;
 <title id="timeline-title">Maintenance windows, exclusions and ETAs over the next 14 days</title>${svg.join('')}</svg>
 <div class="key" aria-hidden="true"><span><i class="k-win"></i>window</span><span><i class="k-exc"></i>exclusion</span>
 <span><i class="k-now"></i>now</span><span><i class="k-eta"></i>ETA</span></div>
-<div class="cols"><div>${list(`Windows${cal.windows && cal.windows.length > 12 ? ` (first 12 of ${cal.windows.length}${cal.truncated ? '+' : ''})` : ''}`, windows)
+<div class="cols"><div>${list(`Windows${cal.windows && cal.windows.length > 12 ? ` (first 12 of ${cal.windows.length}${cal.truncated ? '+' : ''})` : ''}`, windows, 3)
       || (status.window && status.window.alwaysOpen ? '' : '<p>No window in the next 14 days.</p>')}</div>
-<div>${list('Exclusions', exclusions) || '<h4>Exclusions</h4><p>None in the next 14 days.</p>'}</div>
-<div>${list('ETA', etaItems) || '<h4>ETA</h4><p>No rollout to estimate.</p>'}</div></div>`;
+<div>${list('Exclusions', exclusions, 3) || '<h3>Exclusions</h3><p>None in the next 14 days.</p>'}</div>
+<div>${list('ETA', etaItems, 3) || '<h3>ETA</h3><p>No rollout to estimate.</p>'}</div></div>`;
   }
 
   function time(status) {
@@ -258,8 +261,8 @@ ${grid(p)}${list('Needs attention', issues)}${why(p)}${history(p)}</article>`;
   // ---- Spec ---------------------------------------------------------------------------------
 
   function spec(status) {
-    const errors = (status.specErrors || []).map((e) => `<tr><td class="mono">${esc(e.file)}:${esc(e.line)}:${esc(e.column)}</td>
-<td><code>${esc(e.path)}</code></td><td>${esc(e.message)}</td></tr>`).join('');
+    const errors = (status.specErrors || []).map((e) => `<tr><td class="mono" data-label="Where">${esc(e.file)}:${esc(e.line)}:${esc(e.column)}</td>
+<td data-label="Field"><code>${esc(e.path)}</code></td><td data-label="Error">${esc(e.message)}</td></tr>`).join('');
     const refused = (status.rejectedChanges || []).map((r) => `<li>${esc(r)}</li>`);
     const v = status.commitVerification;
     if (v && !v.verified) refused.unshift(`<li>Commit <code>${esc(short(v.commit))}</code> refused by git.verify: ${esc(v.reason)}</li>`);
@@ -274,7 +277,7 @@ ${v ? `<dt>Signature</dt><dd>${v.verified ? `verified (${esc(v.signer)})` : 'not
 ${status.lastError ? `<dt>Last error</dt><dd>${esc(status.lastError)}</dd>` : ''}</dl>
 ${errors ? `<h3>Spec errors in ${esc(short(status.latestCommit))}</h3><div class="scroll"><table class="spec-errors">
 <thead><tr><th scope="col">Where</th><th scope="col">Field</th><th scope="col">Error</th></tr></thead><tbody>${errors}</tbody></table></div>` : ''}
-${list('Refused commits', refused)}${list('Notices', notices)}`;
+${list('Refused commits', refused, 3)}${list('Notices', notices, 3)}`;
   }
 
   // ---- Page ---------------------------------------------------------------------------------
@@ -294,7 +297,7 @@ ${list('Refused commits', refused)}${list('Notices', notices)}`;
     if (status.specValid === false) {
       const first = (status.specErrors || [])[0];
       out.push(`<p class="alert">Commit <code>${esc(short(status.latestCommit))}</code> is invalid and not applied${first
-        ? `: <span class="mono">${esc(first.file)}:${esc(first.line)}:${esc(first.column)}</span> ${esc(first.message)}` : ''}. <a href="#spec">Spec</a></p>`);
+        ? `: <span class="mono">${esc(first.file)}:${esc(first.line)}:${esc(first.column)}</span> <code>${esc(first.path)}</code>: ${esc(first.message)}` : ''}. <a href="#spec">Spec</a></p>`);
     }
     if (status.lastError && status.specValid !== false) out.push(`<p class="alert warn">${esc(status.lastError)}</p>`);
     return out.join('');

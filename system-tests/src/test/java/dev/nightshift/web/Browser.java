@@ -80,6 +80,13 @@ final class Browser implements AutoCloseable {
         driver.manage().window().setSize(size);
     }
 
+    /** What the window shows now. */
+    Path viewportScreenshot(Path file) throws IOException {
+        File shot = driver.getScreenshotAs(OutputType.FILE);
+        Files.createDirectories(file.getParent());
+        return Files.move(shot.toPath(), file, StandardCopyOption.REPLACE_EXISTING);
+    }
+
     /** The whole page, not only the window: the window is grown to the page's height for the shot, then put back. */
     Path screenshot(Path file) throws IOException {
         Dimension before = driver.manage().window().getSize();

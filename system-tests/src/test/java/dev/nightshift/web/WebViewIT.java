@@ -240,6 +240,7 @@ class WebViewIT {
             assertThat(((Number) browser.script("return document.querySelectorAll('.nodes li').length")).longValue()).isEqualTo(5000);
             assertThat(ms).as("render time of 200 pools and 5,000 nodes, in ms").isLessThan(RENDER_BUDGET_MS);
             assertThat(browser.consoleErrors()).isEmpty();
+            browser.viewportScreenshot(SCREENSHOTS.resolve("web-view-200-pools.png"));
             Files.writeString(Files.createDirectories(SCREENSHOTS).resolve("render-5000-nodes.txt"),
                     String.format("200 pools, 5,000 nodes, %d bytes of /status: rendered in %.1f ms%n", status.length(), ms));
         } finally {

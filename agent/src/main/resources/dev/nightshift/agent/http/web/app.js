@@ -19,7 +19,7 @@
   const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
   const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
   const short = (commit) => (commit ? String(commit).slice(0, 12) : '');
-  const plural = (n, one, many) => `${n} ${n === 1 ? one : (many || one + 's')}`;
+  const plural = (n, one, many) => `${Number(n).toLocaleString()} ${n === 1 ? one : (many || one + "s")}`;
   const dateTime = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
   const when = (iso) => (iso ? `<time datetime="${esc(iso)}">${esc(dateTime.format(new Date(iso)))}</time>` : '');
   const idOf = (pool) => 'pool-' + String(pool).replace(/[^A-Za-z0-9_-]/g, '_');

@@ -18,7 +18,11 @@ import dev.nightshift.agent.git.CommitCheck;
 import dev.nightshift.agent.report.PoolTargetJson;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.reconcile.StepRefusal;
+import dev.nightshift.agent.reconcile.NodeStates;
+import dev.nightshift.agent.window.Upcoming;
+import dev.nightshift.agent.window.Window;
 import dev.nightshift.agent.window.WindowState;
+import dev.nightshift.spec.model.Maintenance;
 import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.strategies.plan.PendingAction;
@@ -73,6 +77,8 @@ public final class StatusJson {
         ArrayNode notices = root.putArray("notices");
         report.ifPresent(r -> r.notices().forEach(notices::add));
         report.map(ReconcileReport::window).ifPresent(w -> window(root.putObject("window"), w));
+        report.flatMap(ReconcileReport::calendar).ifPresentOrElse(c -> calendar(root.putObject("calendar"), c),
+                () -> root.putNull("calendar"));
         List<PoolReport> byName = report.map(r -> r.plan() == null ? Map.<String, PoolReport>of() : r.plan().reports())
                 .orElse(Map.of()).values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList();
         inPlacePending(root.putObject("inPlaceUpdatesPending"), byName);
@@ -82,7 +88,7 @@ public final class StatusJson {
                 report.get().updateFailures().stream().filter(f -> p.pool().equals(f.pool())).toList(),
                 report.get().refusals().stream().filter(r -> p.pool().equals(r.pool())).toList(),
                 Optional.ofNullable(report.get().providerFailures().get(p.pool())),
-                report.get().eta()));
+                report.get().eta(), report.get().nodeStates().getOrDefault(p.pool(), List.of())));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
         return root.toPrettyString();
@@ -147,7 +153,7 @@ public final class StatusJson {
 
     private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow, Optional<PoolTarget> target,
                              List<ReconcileReport.UpdateFailure> updateFailures, List<StepRefusal> refusals, Optional<String> providerError,
-                             Optional<RolloutEta.Estimate> estimate) {
+                             Optional<RolloutEta.Estimate> estimate, List<NodeStates.NodeState> nodeStates) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
         o.put("pendingAction", p.pendingAction().name());
@@ -193,6 +199,32 @@ public final class StatusJson {
         // Why the pool's nodes change (kept, once carried out, until the next target): null before any commit was accepted.
         target.ifPresentOrElse(t -> PoolTargetJson.put(o.putObject("target"), t), () -> o.putNull("target"));
         eta(o, p, estimate);
+        // Every machine of the pool in one state (failed, unhealthy, draining, updating, cordoned, outdated, current): the web view's grid.
+        ArrayNode states = o.putArray("nodeStates");
+        for (NodeStates.NodeState n : nodeStates) {
+            states.addObject().put("node", n.node()).put("state", n.state().label());
+        }
+    }
+
+    /**
+     * The next two weeks of the calendar in force: {@code {"from", "until", "windows": [{"open", "openedBeforeLookBack", "close", "source"}],
+     * "exclusions": [{"start", "end", "reason"}], "truncated"}}; a window's {@code close} is null beyond the calendar's horizon,
+     * and {@code windows} is empty when the calendar is always open ({@code window.alwaysOpen}); a window already open at the start of
+     * the calendar's look-back has that start as its {@code open} and {@code openedBeforeLookBack} true.
+     */
+    private static void calendar(ObjectNode o, Upcoming c) {
+        o.put("from", c.from().toString());
+        o.put("until", c.until().toString());
+        ArrayNode windows = o.putArray("windows");
+        for (Window w : c.windows()) {
+            windows.addObject().put("open", w.open().toString()).put("openedBeforeLookBack", w.openedBeforeLookBack())
+                    .put("close", w.close().map(Instant::toString).orElse(null)).put("source", w.source());
+        }
+        ArrayNode exclusions = o.putArray("exclusions");
+        for (Maintenance.Exclusion e : c.exclusions()) {
+            exclusions.addObject().put("start", e.start().toString()).put("end", e.end().toString()).put("reason", e.reason());
+        }
+        o.put("truncated", c.truncated());
     }
 
     /**

@@ -283,7 +283,7 @@ final class ReconcilePass implements Reconciler.Pass {
         return new ReconcileReport(now, acting.commit(), window, plan, executed.outcomes(), acceptance.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
                 Optional.empty(), acceptance.targets(), failures, eta.estimate(desired, plan, durations::of, now), executed.refusals(),
-                planned.failed());
+                planned.failed(), NodeStates.of(desired.pools(), observed, plan), Optional.of(calendar.upcoming(now)));
     }
 
     /** Whether this pass may write to the cluster: it leads and is not a dry run. */

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.window.Upcoming;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.PoolTarget;
 import dev.nightshift.strategies.plan.Plan;
@@ -27,13 +28,16 @@ import dev.nightshift.strategies.plan.Plan;
  * @param eta      what is left of the rollout, estimated from now: each pool with outdated nodes, or why it is left out
  * @param refusals steps of the plan a guard refused: they were not executed
  * @param providerFailures pools whose machine provider failed in this reconcile, with the error: held, the others went on
+ * @param nodeStates each planned pool's machines, each in one state a person reads at a glance (the web view's grid)
+ * @param calendar the accepted spec's windows and exclusions over the next two weeks (the web view's timeline)
  */
 public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
                               List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
                               Map<String, Integer> overdue, List<NodeUpdate> updates, List<FinishedDrain> drains,
                               Duration took, Optional<String> error, Map<String, PoolTarget> targets,
                               List<UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> eta, List<StepRefusal> refusals,
-                              Map<String, String> providerFailures) {
+                              Map<String, String> providerFailures, Map<String, List<NodeStates.NodeState>> nodeStates,
+                              Optional<Upcoming> calendar) {
 
     /** A node whose update failed: it stays as it is until a person decides. */
     public record UpdateFailure(String pool, String node, String reason) {
@@ -50,6 +54,18 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
         targets = Map.copyOf(targets);
         refusals = List.copyOf(refusals);
         providerFailures = Map.copyOf(providerFailures);
+        nodeStates = Map.copyOf(nodeStates);
+    }
+
+    /** Without node states or calendar: what was seen of the nodes is only counted. */
+    public ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
+                           List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
+                           Map<String, Integer> overdue, List<NodeUpdate> updates, List<FinishedDrain> drains,
+                           Duration took, Optional<String> error, Map<String, PoolTarget> targets,
+                           List<UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> eta, List<StepRefusal> refusals,
+                           Map<String, String> providerFailures) {
+        this(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error, targets, updateFailures,
+                eta, refusals, providerFailures, Map.of(), Optional.empty());
     }
 
     /** A pass that planned and did nothing else: no outcomes, refusals, notices, updates, targets or estimate. */
@@ -60,42 +76,42 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
 
     public ReconcileReport withOutcomes(List<StepExecutor.Outcome> outcomes) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
     }
 
     public ReconcileReport withRejected(List<String> rejected) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
     }
 
     public ReconcileReport withOverdue(Map<String, Integer> overdue) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
     }
 
     public ReconcileReport withFinished(List<NodeUpdate> updates, List<FinishedDrain> drains) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
     }
 
     public ReconcileReport withTook(Duration took) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
     }
 
     public ReconcileReport withRefusals(List<StepRefusal> refusals) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
     }
 
     public ReconcileReport withProviderFailures(Map<String, String> providerFailures) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
     }
 
     public ReconcileReport withEstimate(RolloutEta.Estimate estimate) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, Optional.of(estimate), refusals, providerFailures);
+                targets, updateFailures, Optional.of(estimate), refusals, providerFailures, nodeStates, calendar);
     }
 
     /** A reconcile that failed before it could plan. */

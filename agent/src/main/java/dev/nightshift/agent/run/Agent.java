@@ -34,6 +34,7 @@ import dev.nightshift.agent.http.GitWebhookHandler;
 import dev.nightshift.agent.http.MetricsHandler;
 import dev.nightshift.agent.http.StatusJson;
 import dev.nightshift.agent.http.TextHandler;
+import dev.nightshift.agent.http.WebView;
 import dev.nightshift.agent.http.WebhookVerifier;
 import dev.nightshift.agent.kube.ApiServerProbe;
 import dev.nightshift.agent.kube.ClusterObserver;
@@ -230,6 +231,8 @@ public final class Agent implements AutoCloseable {
         http.handle("/readyz", new TextHandler(this::readiness));
         http.handle("/status", new TextHandler(() -> new TextHandler.Response(200, "application/json", status())));
         http.handle("/metrics", new MetricsHandler(metrics));
+        // The read-only web view of /status (docs/operations/web-view.md); its context also answers 404 for unknown paths.
+        http.handle("/", new WebView());
         webhookSecret.ifPresent(secret -> http.handle("/hooks/git",
                 new GitWebhookHandler(new WebhookVerifier(secret), scheduler::pollNow)));
         http.start();

@@ -157,6 +157,31 @@ public final class MaintenanceCalendar {
     }
 
     /**
+     * The windows and exclusions over {@code span} from {@code from}, at most {@code max} windows
+     * (then {@link Upcoming#truncated()}). Windows are asked for by count, doubled until the last
+     * one listed opens after the span: a daily calendar costs two rounds, one every few minutes stops at {@code max}.
+     */
+    public Upcoming upcoming(Instant from, Duration span, int max) {
+        Instant until = from.plus(span);
+        List<Maintenance.Exclusion> exclusions = maintenance.map(m -> m.exclusions().stream()
+                .filter(e -> e.end().isAfter(from) && e.start().isBefore(until))
+                .sorted(Comparator.comparing(Maintenance.Exclusion::start)).toList()).orElse(List.of());
+        if (alwaysOpen()) {
+            return new Upcoming(from, until, List.of(), exclusions, false);
+        }
+        int count = Math.min(16, max + 1);
+        while (true) {
+            List<Window> windows = windows(from, count);
+            boolean pastSpan = !windows.isEmpty() && !windows.get(windows.size() - 1).open().isBefore(until);
+            if (pastSpan || windows.size() < count || count > max) {
+                List<Window> within = windows.stream().filter(w -> w.open().isBefore(until)).toList();
+                return new Upcoming(from, until, within.stream().limit(max).toList(), exclusions, within.size() > max);
+            }
+            count = Math.min(count * 2, max + 1);
+        }
+    }
+
+    /**
      * The next {@code count} windows that close after {@code from}, exclusions cut out, merged where
      * they overlap or touch, sorted, opening within the {@link #HORIZON}; one already open at
      * {@code from} comes first with its real opening time, or marked as opened before the look-back.

@@ -493,6 +493,7 @@ public final class EmbeddedWorld implements AutoCloseable {
         }
         out.println("  spec repository  " + facts.repository() + "   (the agent polls it every " + POLL.toSeconds() + "s)");
         out.println("  your clone       " + facts.workingClone() + "   (edit, commit, git push: the agent picks it up)");
+        out.println("  web view         " + facts.agent() + "/   (open it in a browser: fleet, pools, calendar, spec)");
         out.println("  status           " + facts.agent() + "/status");
         out.println("  metrics          " + facts.agent() + "/metrics   (Prometheus; dashboard and alerts in grafana/)");
         out.println("  health           " + facts.agent() + "/healthz   " + facts.agent() + "/readyz");

@@ -44,7 +44,7 @@ class DemoIT {
 
             String output = screen.toString(StandardCharsets.UTF_8);
             assertThat(code).as(output).isZero();
-            assertThat(output).contains("every pool runs gardenlinux 1632.0.0").contains("/status");
+            assertThat(output).contains("every pool runs gardenlinux 1632.0.0").contains("/status").contains("web view         http://127.0.0.1:");
             List<Node> nodes = demo.cluster().orElseThrow().client().nodes().withLabel(NodeMarks.POOL).list().getItems();
             var specs = new SpecLoader().load(tmp.resolve("specs")).specs();
             Map<String, String> wanted = new HashMap<>();

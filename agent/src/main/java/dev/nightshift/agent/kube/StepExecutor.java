@@ -206,12 +206,40 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> deleteMachine(Step.DeleteMachine d) {
         String node = d.target();
+        Optional<String> servesPods = registeredSinceThePlan(d);
+        if (servesPods.isPresent()) {
+            LOG.info("machine of {} not deleted yet: {}", node, servesPods.get());
+            return Optional.empty();
+        }
         MachineProvider.Deletion deletion = machines.delete(d.desired(), node, d.replace());
         if (!deletion.started()) {
             LOG.info("machine of {} not deleted yet: {}", node, deletion.detail());
             return Optional.empty();
         }
         return outcome(d, deletion.detail());
+    }
+
+    /**
+     * Every deletion the planner asks for is of a node Nightshift cordoned and drained, or of a machine with no node
+     * yet. The second kind is decided from a view that may be a moment old: the machine's node can have registered
+     * Ready since, and pods can land on it. So the node it has or will have is read from the API server now (one GET,
+     * only for a deletion); found Ready and schedulable, the deletion waits, and the next pass sees a registered node
+     * to drain like any other. Why it waits, or empty when it may go.
+     */
+    private Optional<String> registeredSinceThePlan(Step.DeleteMachine d) {
+        String target = d.target();
+        String nodeName = machines.machines(d.pool()).stream()
+                .filter(m -> m.name().equals(target) || m.node().filter(target::equals).isPresent())
+                .findFirst().flatMap(dev.nightshift.agent.provider.Machine::node).orElse(target);
+        Node node = client.nodes().withName(nodeName).get();
+        boolean ready = node != null && node.getStatus() != null && node.getStatus().getConditions() != null
+                && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        if (!ready || node.getMetadata().getDeletionTimestamp() != null
+                || (node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()))) {
+            return Optional.empty();
+        }
+        return Optional.of("its node " + nodeName + " is Ready and schedulable (registered after the plan, or uncordoned):"
+                + " it is drained before its machine goes");
     }
 
     @Override

@@ -234,6 +234,31 @@ class StepExecutorTest {
     }
 
     @Test
+    void aMachinePlannedAsUnregisteredWhoseNodeIsReadyAndSchedulableNowIsNotDeleted() throws Exception {
+        // The plan saw no node (or a stale one); the API server has it Ready and schedulable: pods may be landing there.
+        observing();
+
+        Optional<StepExecutor.Outcome> outcome = seam.executor.execute(new Step.DeleteMachine(NODE, POOL, true,
+                new DesiredPool(WEB_SPEC, NEW, NEW)));
+
+        assertThat(outcome).isEmpty();
+        assertThat(seam.provider.machines(POOL)).extracting(m -> m.name()).contains(NODE);
+        assertThat(seam.kube.client().nodes().withName(NODE).get()).isNotNull();
+    }
+
+    @Test
+    void aDrainedNodesMachineIsDeleted() throws Exception {
+        seam.edit(n -> n.getSpec().setUnschedulable(true));
+        observing();
+
+        Optional<StepExecutor.Outcome> outcome = seam.executor.execute(new Step.DeleteMachine(NODE, POOL, true,
+                new DesiredPool(WEB_SPEC, NEW, NEW)));
+
+        assertThat(outcome).isPresent();
+        assertThat(seam.provider.machines(POOL)).extracting(m -> m.name()).doesNotContain(NODE);
+    }
+
+    @Test
     void aValidationSendsNothingToTheCluster() throws Exception {
         observing();
 

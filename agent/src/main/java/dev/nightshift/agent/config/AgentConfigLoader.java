@@ -38,7 +38,7 @@ import dev.nightshift.spec.yaml.YamlText;
  */
 public final class AgentConfigLoader {
 
-    private static final Set<String> INLINE_SECRETS = Set.of("token", "password", "secret", "privateKey");
+    private static final Set<String> INLINE_SECRETS = Set.of("token", "password", "secret", "privateKey", "webhookUrl");
 
     private static final String DNS_LABEL = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
     private static final String DNS_SUBDOMAIN = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
@@ -89,6 +89,9 @@ public final class AgentConfigLoader {
         Fields httpProvider = section(provider, "http");
         Fields nodeUpdates = section(top, "nodeUpdates");
         Fields job = section(nodeUpdates, "job");
+        Fields notifications = section(top, "notifications");
+        Fields commitStatus = section(notifications, "commitStatus");
+        Fields slack = section(notifications, "slack");
 
         AgentConfig d = AgentConfig.DEFAULTS;
         AgentConfig.LeaderElection leader = leaderElection(election, d.leaderElection());
@@ -107,6 +110,7 @@ public final class AgentConfigLoader {
                 top.bool("dryRun", d.dryRun()),
                 leader, checks, provider(top, provider, clusterApi, httpProvider), AgentConfig.NodeUpdates.DEFAULT);
         config = config.with(nodeUpdates(errors, top, nodeUpdates, job, config.provider()));
+        config = config.with(NotificationsSection.read(notifications, commitStatus, slack));
 
         AgentConfig.Auth credentials = config.git().auth();
         if (credentials.sshKeyFile().isPresent() && credentials.knownHostsFile().isEmpty()) {
@@ -117,7 +121,7 @@ public final class AgentConfigLoader {
             auth.error("tokenEnv", auth.take("tokenEnv").orElseThrow(), "give tokenFile or tokenEnv, not both");
         }
         for (Fields section : List.of(top, git, auth, verify, http, webhook, election, validation, provider, clusterApi,
-                httpProvider, nodeUpdates)) {
+                httpProvider, nodeUpdates, notifications, commitStatus, slack)) {
             section.finish();
         }
         return errors.isEmpty() ? new Result(Optional.of(config), List.of()) : refused(errors);
@@ -131,7 +135,7 @@ public final class AgentConfigLoader {
     }
 
     /** The mapping at {@code key} (an empty one when it is not written), its inline secrets refused. */
-    private static Fields section(Fields parent, String key) {
+    static Fields section(Fields parent, String key) {
         return withoutSecrets(parent.mapOrEmpty(key));
     }
 
@@ -449,11 +453,11 @@ public final class AgentConfigLoader {
     }
 
     /** A duration longer than zero, such as 90s, 5m or 1h30m. */
-    private static Optional<Duration> duration(Fields f, String key) {
+    static Optional<Duration> duration(Fields f, String key) {
         return f.parsed(key, text -> DurationText.parse(text).filter(d -> !d.isZero()), DURATION);
     }
 
-    private static boolean atLeast(Fields f, String key, Duration value, Duration minimum) {
+    static boolean atLeast(Fields f, String key, Duration value, Duration minimum) {
         if (value.compareTo(minimum) < 0) {
             f.error(key, f.take(key).orElseThrow(), "must be at least " + minimum.toSeconds() + "s");
             return false;

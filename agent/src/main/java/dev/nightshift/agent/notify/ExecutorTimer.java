@@ -1,0 +1,35 @@
+package dev.nightshift.agent.notify;
+
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/** A destination's own daemon thread: a slow forge delays only its own queue, never the reconcile or another destination. */
+final class ExecutorTimer implements Timer {
+
+    private final ScheduledThreadPoolExecutor executor;
+
+    ExecutorTimer(String destination) {
+        executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "nightshift-notify-" + destination);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    @Override
+    public void schedule(Runnable task, Duration delay) {
+        try {
+            executor.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // Closing: what is queued is the next leader's to derive again.
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

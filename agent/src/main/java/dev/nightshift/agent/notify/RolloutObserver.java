@@ -179,9 +179,15 @@ final class RolloutObserver {
 
     private void progress(List<Notice> out, String commit, String name, PoolReport p, Instant now) {
         Integer before = lastCurrent.get(name);
+        if (before == null) {
+            // A new term: progress is counted from what is current now.
+            lastCurrent.put(name, p.current());
+            lastProgressAt.put(name, now);
+            return;
+        }
         Instant at = lastProgressAt.get(name);
         boolean due = at == null || !now.isBefore(at.plus(PROGRESS_EVERY));
-        if ((before == null || before != p.current()) && due && p.current() < p.count()) {
+        if (before != p.current() && due && p.current() < p.count()) {
             event(out, EventType.POOL_PROGRESS, now, commit, Optional.of(name), "pool.progress/" + name + "/" + p.current(),
                     "pool " + name + ": " + p.current() + " of " + p.count() + " nodes current",
                     data("nodes", p.count(), "current", p.current(), "outdated", p.outdated(), "updating", p.updating()));

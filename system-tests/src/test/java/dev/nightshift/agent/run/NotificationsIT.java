@@ -1,0 +1,204 @@
+package dev.nightshift.agent.run;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.notify.EventType;
+import dev.nightshift.agent.notify.Forge;
+import dev.nightshift.agent.notify.NotificationSettings;
+import dev.nightshift.sandbox.cloud.SimulatedMachineProvider;
+
+/**
+ * Issue 28 end to end: the agent, in-process against the embedded API server and a git daemon, rolls pools while
+ * WireMock plays GitHub, GitLab, Gitea, a webhook receiver and Slack, each stubbed with the answer its documentation
+ * gives. What was sent, and in which order, is read from WireMock's request journal.
+ */
+class NotificationsIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TOKEN = "forge-token-4f1c9e7a2b";
+    private static final String SECRET = "webhook-secret-9d8c7b6a5f4e3d2c";
+    private static final ScenarioSpecs.Pool WEB = ScenarioSpecs.web().with("minimum", "2").with("maximum", "4").surgingOneAtATime();
+    private static final ScenarioSpecs.Pool API = new ScenarioSpecs.Pool("api",
+            List.of(new ScenarioSpecs.Field("minimum", "1"), new ScenarioSpecs.Field("maximum", "2")), "1631.0.0").surgingOneAtATime();
+
+    @TempDir
+    Path tmp;
+
+    @AutoClose
+    private AgentHarness h;
+    private WireMockServer wireMock;
+    private Path tokenFile;
+    private Path secretFile;
+    private Path slackUrlFile;
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        wireMock = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
+        wireMock.start();
+        // GitHub and Gitea answer 201 with the status; GitLab 201 with its commit status; Slack 200 "ok"; a receiver 204.
+        wireMock.stubFor(post(urlPathMatching("/github/repos/org/fleet-specs/statuses/[0-9a-f]{40}")).willReturn(aResponse()
+                .withStatus(201).withHeader("Content-Type", "application/json").withBody("{\"id\":1,\"context\":\"nightshift/e2e\"}")));
+        wireMock.stubFor(post(urlPathMatching("/gitea/api/v1/repos/org/fleet-specs/statuses/[0-9a-f]{40}")).willReturn(aResponse()
+                .withStatus(201).withHeader("Content-Type", "application/json").withBody("{\"id\":1,\"context\":\"nightshift/e2e\"}")));
+        wireMock.stubFor(post(urlPathMatching("/slack/services/T0/B0/XYZ")).willReturn(aResponse().withStatus(200).withBody("ok")));
+        wireMock.stubFor(post(urlPathMatching("/hook")).willReturn(aResponse().withStatus(204)));
+        tokenFile = Files.writeString(tmp.resolve("token"), TOKEN + "\n");
+        secretFile = Files.writeString(tmp.resolve("secret"), SECRET + "\n");
+        slackUrlFile = Files.writeString(tmp.resolve("slack-url"), url("/slack/services/T0/B0/XYZ") + "\n");
+        logs.start();
+        ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).addAppender(logs);
+    }
+
+    @AfterEach
+    void stop() {
+        ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).detachAppender(logs);
+        wireMock.stop();
+    }
+
+    private URI url(String path) {
+        return URI.create("http://127.0.0.1:" + wireMock.port() + path);
+    }
+
+    private NotificationSettings settings(Forge forge, String apiPath, Duration timeout) {
+        return new NotificationSettings(Optional.of(new NotificationSettings.CommitStatusTarget(forge, url(apiPath),
+                forge == Forge.GITLAB ? "platform/fleet-specs" : "org/fleet-specs", tokenFile)),
+                List.of(new NotificationSettings.WebhookTarget(url("/hook"), secretFile, EnumSet.allOf(EventType.class))),
+                Optional.of(new NotificationSettings.SlackTarget(slackUrlFile, Set.of(EventType.ROLLOUT_STARTED, EventType.POOL_FAILED,
+                        EventType.ROLLOUT_COMPLETED, EventType.SPEC_INVALID))),
+                Optional.empty(), Optional.of(URI.create("http://127.0.0.1:9400/status")), timeout, 100);
+    }
+
+    /** Two pools, web (2 nodes) and api (1), adopted at the first commit, the agent notifying as {@code settings} says. */
+    private void startTwoPools(SimulatedMachineProvider.Behaviour cloud, NotificationSettings settings) throws Exception {
+        h = new AgentHarness(tmp, "e2e", "web", 2, cloud);
+        h.provider.seed("api", "api-1", Optional.empty(), Optional.empty());
+        h.work.write("cluster.yaml", ScenarioSpecs.CLUSTER);
+        h.work.write(WEB.file(), WEB.yaml());
+        h.work.write(API.file(), API.yaml());
+        h.work.commitAndPush("initial");
+        h.startAgent("e2e", c -> c.with(settings));
+        h.awaitAdopted("web", 2);
+        h.awaitAdopted("api", 1);
+    }
+
+    private String bump(ScenarioSpecs.Pool... pools) throws Exception {
+        for (ScenarioSpecs.Pool p : pools) {
+            h.work.write(p.file(), p.withImage("1632.0.0").yaml());
+        }
+        return h.work.commitAndPush("image bump");
+    }
+
+    /** The requests to paths starting with {@code prefix}, oldest first. */
+    private List<ServeEvent> sent(String prefix) {
+        List<ServeEvent> events = new ArrayList<>(wireMock.getAllServeEvents().stream()
+                .filter(e -> e.getRequest().getUrl().startsWith(prefix)).toList());
+        events.sort(Comparator.comparing(e -> e.getRequest().getLoggedDate()));
+        return events;
+    }
+
+    private static JsonNode body(ServeEvent e) {
+        try {
+            return JSON.readTree(e.getRequest().getBodyAsString());
+        } catch (Exception x) {
+            throw new IllegalStateException(x);
+        }
+    }
+
+    /** The statuses posted for {@code commit}, as {@code state: description}, in order. */
+    private List<String> statuses(String prefix, String commit) {
+        return sent(prefix).stream().filter(e -> e.getRequest().getUrl().endsWith("/statuses/" + commit))
+                .map(e -> body(e).path("state").asText() + ": " + body(e).path("description").asText()).toList();
+    }
+
+    private List<String> events(String commit) {
+        return sent("/hook").stream().map(NotificationsIT::body).filter(b -> b.path("commit").asText().equals(commit))
+                .map(b -> b.path("type").asText() + (b.path("pool").isNull() ? "" : " " + b.path("pool").asText())).toList();
+    }
+
+    private void assertNoSecretLeaked() throws Exception {
+        String status = h.http("/status");
+        String metrics = h.http("/metrics");
+        String logged = String.join("\n", logs.list.stream().map(ILoggingEvent::getFormattedMessage).toList());
+        for (String secret : List.of(TOKEN, SECRET, "/slack/services/T0/B0/XYZ")) {
+            assertThat(status).as("/status").doesNotContain(secret);
+            assertThat(metrics).as("/metrics").doesNotContain(secret);
+            assertThat(logged).as("the logs").doesNotContain(secret);
+        }
+    }
+
+    @Test
+    void aRolloutIsToldToGitHubAWebhookAndSlackInOrder() throws Exception {
+        startTwoPools(AgentHarness.CLOUD, settings(Forge.GITHUB, "/github", Duration.ofSeconds(5)));
+        String commit = bump(WEB, API);
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> statuses("/github", commit).contains("success: 2/2 pools current"));
+
+        List<String> github = statuses("/github", commit);
+        assertThat(github.get(0)).startsWith("pending: 2 pools");
+        assertThat(github).containsSubsequence(github.get(0), "pending: 1/2 pools current", "success: 2/2 pools current");
+        assertThat(github).doesNotHaveDuplicates().last().isEqualTo("success: 2/2 pools current");
+        ServeEvent first = sent("/github").get(0);
+        assertThat(first.getRequest().getHeader("Authorization")).isEqualTo("Bearer " + TOKEN);
+        assertThat(body(first).path("context").asText()).isEqualTo("nightshift/e2e");
+        assertThat(body(first).path("target_url").asText()).isEqualTo("http://127.0.0.1:9400/status");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> events(commit).contains("rollout.completed"));
+        // The planner's order of pools (by role, then name): api, then web.
+        assertThat(events(commit)).containsExactly("rollout.started", "pool.started api", "pool.completed api", "pool.started web",
+                "pool.completed web", "rollout.completed");
+        for (ServeEvent e : sent("/hook")) {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(SECRET.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            assertThat(e.getRequest().getHeader("X-Nightshift-Signature-256")).as("the receiver verifies the HMAC of the body")
+                    .isEqualTo("sha256=" + HexFormat.of().formatHex(mac.doFinal(e.getRequest().getBody())));
+            assertThat(body(e).path("schema").asText()).isEqualTo("nightshift.dev/event/v1");
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> sent("/slack").size() >= 2);
+        assertThat(sent("/slack").stream().map(e -> body(e).path("text").asText()).filter(t -> t.contains(commit.substring(0, 7))))
+                .satisfiesExactly(
+                        t -> assertThat(t).startsWith(":arrow_forward: *e2e* `" + commit.substring(0, 7) + "` rollout.started: rollout of 2 pools started"),
+                        t -> assertThat(t).isEqualTo(":white_check_mark: *e2e* `" + commit.substring(0, 7)
+                                + "` rollout.completed: rollout completed: 2 of 2 pools current"));
+        assertNoSecretLeaked();
+        Samples.write(tmp, "github", sent("/github"), sent("/hook"), sent("/slack"));
+    }
+}

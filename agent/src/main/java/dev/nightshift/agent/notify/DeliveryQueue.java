@@ -42,7 +42,7 @@ final class DeliveryQueue implements AutoCloseable {
 
     /** The queue as {@code /status} shows it. */
     record State(String destination, int queued, long delivered, long failed, long dropped, Optional<String> lastError,
-                 Optional<Instant> lastDelivered) {
+                 Optional<String> lastFailure, Optional<Instant> lastDelivered) {
     }
 
     private final Sender sender;
@@ -62,6 +62,8 @@ final class DeliveryQueue implements AutoCloseable {
     private long failed;
     private long dropped;
     private Optional<String> lastError = Optional.empty();
+    /** The last notice given up (or dropped), and why. */
+    private Optional<String> lastFailure = Optional.empty();
     private Optional<Instant> lastDelivered = Optional.empty();
 
     DeliveryQueue(Sender sender, int capacity, Backoff backoff, Timer timer, Clock clock, Ledger ledger, Listener listener,
@@ -102,7 +104,7 @@ final class DeliveryQueue implements AutoCloseable {
                 // The head may be in flight: the oldest behind it goes.
                 Notice gone = waiting.size() > 1 ? removeSecond() : waiting.pollFirst();
                 dropped++;
-                lastError = Optional.of("queue full (" + capacity + "): dropped " + describe(gone));
+                lastFailure = Optional.of(describe(gone) + " dropped: the queue was full (" + capacity + ")");
                 listener.counted(sender.destination(), Result.DROPPED);
             }
             waiting.addLast(notice);
@@ -171,6 +173,7 @@ final class DeliveryQueue implements AutoCloseable {
                 synchronized (this) {
                     failed++;
                     lastError = Optional.of(why);
+                    lastFailure = Optional.of(describe(next) + " not delivered: " + why);
                 }
                 LOG.warn("{} not delivered: {}", describe(next), why);
                 listener.counted(sender.destination(), Result.FAILED);
@@ -187,7 +190,7 @@ final class DeliveryQueue implements AutoCloseable {
     }
 
     synchronized State state() {
-        return new State(sender.destination(), waiting.size(), delivered, failed, dropped, lastError, lastDelivered);
+        return new State(sender.destination(), waiting.size(), delivered, failed, dropped, lastError, lastFailure, lastDelivered);
     }
 
     private static String cluster(Notice n) {

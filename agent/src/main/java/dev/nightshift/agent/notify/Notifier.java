@@ -179,6 +179,7 @@ public final class Notifier implements AutoCloseable {
             d.put("failed", s.failed());
             d.put("dropped", s.dropped());
             d.put("lastError", s.lastError().orElse(null));
+            d.put("lastFailure", s.lastFailure().orElse(null));
             d.put("lastDelivered", s.lastDelivered().map(Object::toString).orElse(null));
         }
         return o;

@@ -257,7 +257,9 @@ final class RolloutObserver {
             report.updateFailures().stream().filter(f -> f.pool().equals(p.pool()))
                     .forEach(f -> why.add(f.node() + ": " + (f.reason() == null ? "update failed" : f.reason())));
             p.failedNodes().forEach(n -> why.add(n.node() + ": " + n.condition()));
-            return Optional.of(why.isEmpty() ? p.failed() + " node(s) failed" : String.join("; ", why));
+            // Neither an update nor a node's health: what is left to fail is a machine that never joined.
+            return Optional.of(why.isEmpty() ? p.failed() + (p.failed() == 1 ? " node failed: a new machine did not become a node"
+                    : " nodes failed: new machines did not become nodes") + " within its creationTimeout" : String.join("; ", why));
         }
         if (!p.progressing() && !p.progressReason().isEmpty() && !report.providerFailures().containsKey(p.pool())) {
             return Optional.of(p.progressReason().equals(RolloutPlanner.PROGRESS_DEADLINE_EXCEEDED)

@@ -103,7 +103,7 @@ class DeliveryQueueTest {
         // The next notice went once the first was given up: a failing destination never stops the others behind it.
         assertThat(sender.sent).hasSize(6);
         assertThat(q.state().failed()).isEqualTo(1);
-        assertThat(q.state().lastError()).contains("github answered HTTP 500 (5 tries)");
+        assertThat(q.state().lastFailure()).contains("commit-status status pending of commit c1 not delivered: github answered HTTP 500 (5 tries)");
     }
 
     @Test

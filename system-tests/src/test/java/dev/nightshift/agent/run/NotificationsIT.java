@@ -201,4 +201,115 @@ class NotificationsIT {
         assertNoSecretLeaked();
         Samples.write(tmp, "github", sent("/github"), sent("/hook"), sent("/slack"));
     }
+
+    /** Whether every pool of {@code commit} is current, from {@code /status}. */
+    private boolean rolledOut(String commit) throws Exception {
+        JsonNode status = JSON.readTree(h.http("/status"));
+        if (!status.path("revision").asText().equals(commit)) {
+            return false;
+        }
+        for (JsonNode pool : status.path("pools")) {
+            if (pool.path("outdated").asInt() > 0 || pool.path("updating").asInt() > 0) {
+                return false;
+            }
+        }
+        return status.path("pools").size() == 2;
+    }
+
+    private double notifications(String destination, String result) throws Exception {
+        return new Scrape(h.http("/metrics")).valueOrZero("nightshift_notifications_total", Map.of("destination", destination, "result", result));
+    }
+
+    @Test
+    void failingDestinationsAreRetriedThenCountedWithoutSlowingTheRollout() throws Exception {
+        // GitLab answers every status with a 500; the webhook receiver takes 3 s to answer, past the 1 s timeout.
+        wireMock.stubFor(post(urlPathMatching("/gitlab/api/v4/projects/platform%2Ffleet-specs/statuses/[0-9a-f]{40}"))
+                .willReturn(aResponse().withStatus(500).withBody("{\"message\":\"500 Internal Server Error\"}")));
+        wireMock.stubFor(post(urlPathMatching("/hook")).willReturn(aResponse().withStatus(204).withFixedDelay(3000)));
+        startTwoPools(AgentHarness.CLOUD, settings(Forge.GITLAB, "/gitlab/api/v4", Duration.ofSeconds(1)));
+        java.time.Instant pushed = java.time.Instant.now();
+        String commit = bump(WEB, API);
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> rolledOut(commit));
+        Duration rollout = Duration.between(pushed, java.time.Instant.now());
+
+        // The rollout went on at its own pace: no reconcile waited for a destination (each webhook try takes a full second).
+        double longestReconcile = new Scrape(h.http("/metrics")).valueOrZero("nightshift_reconcile_duration_seconds_max", Map.of("result", "ok"));
+        assertThat(longestReconcile).as("the longest reconcile, in seconds").isLessThan(1.0);
+        assertThat(rollout).as("the rollout, while every notification failed").isLessThan(Duration.ofSeconds(30));
+
+        await().atMost(Duration.ofSeconds(40)).until(() -> notifications("commit-status", "failed") >= 1);
+        assertThat(notifications("commit-status", "retried")).isGreaterThanOrEqualTo(4);
+        assertThat(sent("/gitlab")).as("five tries of the first status, with GitLab's token header and words")
+                .hasSizeGreaterThanOrEqualTo(5).allSatisfy(e -> assertThat(e.getRequest().getHeader("PRIVATE-TOKEN")).isEqualTo(TOKEN));
+        assertThat(body(sent("/gitlab").get(0)).path("name").asText()).isEqualTo("nightshift/e2e");
+        await().atMost(Duration.ofSeconds(40)).until(() -> notifications("webhook-1", "failed") >= 1);
+        assertThat(notifications("webhook-1", "retried")).isGreaterThanOrEqualTo(4);
+        JsonNode destinations = JSON.readTree(h.http("/status")).path("notifications").path("destinations");
+        assertThat(destinations.findValuesAsText("lastFailure")).anySatisfy(f -> assertThat(f).startsWith("commit-status status ")
+                .endsWith(" not delivered: gitlab answered HTTP 500 (5 tries)"));
+        assertThat(destinations.findValuesAsText("lastFailure")).anySatisfy(f -> assertThat(f).startsWith("webhook-1 ")
+                .endsWith(" not delivered: webhook-1 did not answer within 1000 ms (5 tries)"));
+        assertNoSecretLeaked();
+    }
+
+    @Test
+    void aFailedPoolFailsItsCommitWithTheReasonAndAnInvalidSpecIsAnErrorAtFileAndLine() throws Exception {
+        // No new machine ever registers: the pool's progress deadline passes.
+        SimulatedMachineProvider.Behaviour c = AgentHarness.CLOUD;
+        ScenarioSpecs.Pool web = WEB.with("progressDeadlineSeconds", "6").with("machineControllerManager", "{creationTimeout: 3s}");
+        h = new AgentHarness(tmp, "e2e", "web", 2, new SimulatedMachineProvider.Behaviour(c.createDelay(), c.inPlaceDelay(),
+                c.restartDelay(), 1.0, 0.0));
+        h.push("initial", ScenarioSpecs.CLUSTER, web);
+        h.startAgent("e2e", cfg -> cfg.with(settings(Forge.GITEA, "/gitea/api/v1", Duration.ofSeconds(5))));
+        h.awaitAdopted("web", 2);
+        String bumped = h.push("image bump", web.withImage("1632.0.0"));
+
+        await().atMost(Duration.ofSeconds(45)).until(() -> statuses("/gitea", bumped).stream().anyMatch(s -> s.startsWith("failure")));
+        assertThat(statuses("/gitea", bumped)).startsWith("pending: 1 pool",
+                "failure: pool web failed: 1 node failed: a new machine did not become a node within its creationTimeout");
+        await().atMost(Duration.ofSeconds(10)).until(() -> events(bumped).contains("pool.failed web"));
+        assertThat(events(bumped)).containsExactly("rollout.started", "pool.started web", "pool.failed web");
+        await().atMost(Duration.ofSeconds(10)).until(() -> sent("/slack").stream().anyMatch(e -> body(e).path("text").asText().contains("pool.failed")));
+
+        String broken = h.push("broken", web.withImage("1632.0.0").with("maxSurge", "lots"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !statuses("/gitea", broken).isEmpty());
+        assertThat(statuses("/gitea", broken)).containsExactly("error: pools/web.yaml:7: spec.maxSurge: must be an int >= 0 or a"
+                + " percentage from 0% to 100%, got \"lots\"");
+        await().atMost(Duration.ofSeconds(10)).until(() -> events(broken).contains("spec.invalid"));
+        JsonNode invalid = sent("/hook").stream().map(NotificationsIT::body).filter(b -> b.path("type").asText().equals("spec.invalid"))
+                .findFirst().orElseThrow();
+        assertThat(invalid.path("data").path("errors").get(0).path("file").asText()).isEqualTo("pools/web.yaml");
+        assertThat(invalid.path("data").path("errors").get(0).path("line").asInt()).isEqualTo(7);
+        assertThat(sent("/gitea").get(0).getRequest().getHeader("Authorization")).isEqualTo("token " + TOKEN);
+        Samples.write(tmp, "gitea", sent("/gitea"), sent("/hook"), sent("/slack"));
+    }
+
+    @Test
+    void aRestartMidRolloutNeitherRepeatsWhatWasDeliveredNorLosesTheFinalStatus() throws Exception {
+        startTwoPools(AgentHarness.CLOUD, settings(Forge.GITHUB, "/github", Duration.ofSeconds(5)));
+        String commit = bump(WEB, API);
+        await().atMost(Duration.ofSeconds(30)).until(() -> events(commit).contains("pool.completed api"));
+
+        h.stopAgent();
+        assertThat(statuses("/github", commit)).as("stopped mid-rollout").doesNotContain("success: 2/2 pools current");
+        h.startAgent("e2e", c -> c.with(settings(Forge.GITHUB, "/github", Duration.ofSeconds(5))));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> statuses("/github", commit).contains("success: 2/2 pools current"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> events(commit).contains("rollout.completed"));
+        assertThat(statuses("/github", commit)).as("each status once, across both agents").doesNotHaveDuplicates()
+                .last().isEqualTo("success: 2/2 pools current");
+        assertThat(events(commit)).as("each event once, across both agents").doesNotHaveDuplicates()
+                .containsSubsequence("rollout.started", "pool.started api", "pool.completed api", "pool.completed web", "rollout.completed");
+        assertThat(sent("/hook").stream().map(e -> e.getRequest().getHeader("X-Nightshift-Delivery")).toList()).doesNotHaveDuplicates();
+        // What the cluster keeps, beside the pool records: the last status and the events delivered, per destination.
+        io.fabric8.kubernetes.api.model.ConfigMap kept = h.kube.client().configMaps().inNamespace(Agent.NAMESPACE)
+                .withName("nightshift-notifications").get();
+        JsonNode entry = JSON.readTree(kept.getData().get(commit));
+        assertThat(entry.path("delivered").path("commit-status").path("status").path("state").asText()).isEqualTo("SUCCESS");
+        assertThat(entry.path("delivered").path("webhook-1").path("events").toString()).contains("rollout.completed");
+        Samples.write(tmp, "ledger", List.of());
+        Files.writeString(Path.of("target", "notification-samples", "ledger.json"), JSON.readTree(kept.getData().get(commit))
+                .toPrettyString());
+    }
 }

@@ -48,6 +48,64 @@ public final class AgentConfigLoader {
     public record Result(Optional<AgentConfig> config, List<String> errors) {
     }
 
+    /**
+     * An agent-configuration fragment ({@code --agent-config} of {@code sandbox} and {@code demo}): its sections, read as
+     * the agent's file is, replace those of the configuration it is laid over; its text, for an agent in another process.
+     */
+    public record Fragment(Optional<java.util.function.UnaryOperator<AgentConfig>> overlay, String text, List<String> errors) {
+    }
+
+    /** What a fragment may set: the world it runs in (Git, cluster, port, cache, provider, node updates) is the sandbox's. */
+    public static final List<String> FRAGMENT_SECTIONS = List.of("notifications", "validation", "webhook", "dryRun");
+
+    /** Reads a fragment: errors as {@link #load}'s, and a section the sandbox decides refused at its key. */
+    public Fragment fragment(Path file) {
+        Result loaded = load(file);
+        if (!loaded.errors().isEmpty()) {
+            return new Fragment(Optional.empty(), "", loaded.errors());
+        }
+        String name = file.getFileName().toString();
+        String text;
+        try {
+            text = Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return new Fragment(Optional.empty(), "", List.of(YamlError.ofFile(name, "cannot read: " + e.getMessage()).toString()));
+        }
+        List<YamlError> errors = new ArrayList<>();
+        Optional<YamlNode> document = YamlDocuments.single(name, text, errors);
+        List<String> sections = new ArrayList<>();
+        if (document.isPresent() && document.get() instanceof YamlNode.MapNode root) {
+            Fields top = Fields.of(root, errors, QuotedScalars.READ_BY_TEXT);
+            for (String key : top.keys()) {
+                if (FRAGMENT_SECTIONS.contains(key)) {
+                    sections.add(key);
+                } else {
+                    top.error(key, top.take(key).orElseThrow(), "is the sandbox's own; a fragment sets only "
+                            + String.join(", ", FRAGMENT_SECTIONS));
+                }
+            }
+        }
+        if (!errors.isEmpty()) {
+            return new Fragment(Optional.empty(), "", refused(errors).errors());
+        }
+        AgentConfig f = loaded.config().orElseThrow();
+        java.util.function.UnaryOperator<AgentConfig> overlay = base -> {
+            AgentConfig c = base;
+            for (String section : sections) {
+                c = switch (section) {
+                    case "notifications" -> c.with(f.notifications());
+                    case "validation" -> c.with(f.validation());
+                    case "webhook" -> c.with(f.webhook());
+                    case "dryRun" -> c.with(new AgentConfig.Overrides(Optional.empty(), Optional.empty(), Optional.empty(),
+                            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.of(f.dryRun())));
+                    default -> throw new IllegalStateException(section);
+                };
+            }
+            return c;
+        };
+        return new Fragment(Optional.of(overlay), text, List.of());
+    }
+
     public Result load(Path file) {
         String name = file.getFileName().toString();
         List<YamlError> errors = new ArrayList<>();

@@ -150,4 +150,37 @@ class NotificationsSectionTest {
 
         assertThat(n.slack().orElseThrow().events()).isEqualTo(Set.copyOf(EnumSet.allOf(EventType.class)));
     }
+
+    @Test
+    void aFragmentLaysItsSectionsOverAConfigurationAndKeepsTheRest(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path file = java.nio.file.Files.writeString(tmp.resolve("notify.yaml"), """
+                notifications:
+                  webhooks:
+                  - {url: https://hooks.example.com/x, secretFile: /s}
+                validation: {consecutive: 2}
+                """);
+        AgentConfig base = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(java.util.Optional.empty(), java.util.Optional.empty(),
+                java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.of("demo"), java.util.Optional.of(0),
+                java.util.Optional.empty(), java.util.Optional.empty()));
+
+        AgentConfigLoader.Fragment fragment = loader.fragment(file);
+        AgentConfig laid = fragment.overlay().orElseThrow().apply(base);
+
+        assertThat(fragment.errors()).isEmpty();
+        assertThat(laid.notifications().webhooks()).hasSize(1);
+        assertThat(laid.validation().consecutive()).isEqualTo(2);
+        assertThat(laid.cluster()).contains("demo");
+        assertThat(laid.http().port()).isZero();
+    }
+
+    @Test
+    void aFragmentsErrorsAreTheLoadersAtFileAndLine(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path file = java.nio.file.Files.writeString(tmp.resolve("notify.yaml"), """
+                notifications:
+                  slack: {events: [all]}
+                """);
+
+        assertThat(loader.fragment(file).errors()).singleElement().satisfies(e -> assertThat(e).startsWith("notify.yaml:2:")
+                .contains("notifications.slack.webhookUrlFile: is required"));
+    }
 }

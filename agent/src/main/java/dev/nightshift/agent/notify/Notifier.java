@@ -95,9 +95,15 @@ public final class Notifier implements AutoCloseable {
         return senders;
     }
 
-    /** The destinations' names, as {@code nightshift_notifications_total} labels them. */
+    /** The destinations' names, as {@code nightshift_notifications_total} labels them, in the order of {@link #senders}. */
     public static List<String> destinations(NotificationSettings settings) {
-        return senders(settings, JsonPost.of(settings.timeout())).stream().map(Sender::destination).toList();
+        List<String> names = new ArrayList<>();
+        settings.commitStatus().ifPresent(t -> names.add(ForgeStatuses.DESTINATION));
+        for (int i = 0; i < settings.webhooks().size(); i++) {
+            names.add("webhook-" + (i + 1));
+        }
+        settings.slack().ifPresent(t -> names.add("slack"));
+        return names;
     }
 
     private static void checkSecrets(NotificationSettings settings) {

@@ -57,6 +57,8 @@ final class DeliveryQueue implements AutoCloseable {
     private final Deque<Notice> waiting = new ArrayDeque<>();
     /** A drain is scheduled or running: offers do not schedule another. */
     private boolean draining;
+    /** Closing: the notice under way is finished, no other is started. */
+    private volatile boolean stopping;
     private int failedTries;
     private long delivered;
     private long failed;
@@ -129,7 +131,7 @@ final class DeliveryQueue implements AutoCloseable {
             Notice next;
             synchronized (this) {
                 next = waiting.peekFirst();
-                if (next == null) {
+                if (next == null || stopping) {
                     draining = false;
                     return;
                 }
@@ -203,8 +205,14 @@ final class DeliveryQueue implements AutoCloseable {
         return sender.destination() + " " + what + " of commit " + RolloutObserver.shortHash(n.commit());
     }
 
+    /** Starts nothing more; what is under way goes on ({@link #awaitClosed}). */
     @Override
     public void close() {
+        stopping = true;
         timer.close();
+    }
+
+    void awaitClosed(Duration grace) {
+        timer.awaitClosed(grace);
     }
 }

@@ -30,6 +30,22 @@ final class ExecutorTimer implements Timer {
 
     @Override
     public void close() {
-        executor.shutdownNow();
+        executor.shutdown();
+    }
+
+    /**
+     * A delivery under way when the agent stops is let finish, and written down: interrupted, it could reach the
+     * destination and not the ledger, and the next agent would send it again.
+     */
+    @Override
+    public void awaitClosed(Duration grace) {
+        try {
+            if (!executor.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 }

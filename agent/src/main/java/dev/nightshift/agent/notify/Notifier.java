@@ -45,6 +45,8 @@ public final class Notifier implements AutoCloseable {
     private final Clock clock;
     private final BooleanSupplier leading;
     private final Object deriving = new Object();
+    /** How long closing waits for a delivery under way: its request's timeout, and a moment to write it down. */
+    private final java.time.Duration grace;
     /** The ledger is read again before the first notice of every term as leader. */
     private boolean loaded;
 
@@ -55,6 +57,7 @@ public final class Notifier implements AutoCloseable {
         this.observer = new RolloutObserver(cluster, settings.announce());
         this.clock = clock;
         this.leading = leading;
+        this.grace = settings.timeout().plusSeconds(5);
         DeliveryQueue.Listener listener = new DeliveryQueue.Listener() {
             @Override
             public void counted(String destination, DeliveryQueue.Result result) {
@@ -191,8 +194,13 @@ public final class Notifier implements AutoCloseable {
         return o;
     }
 
+    /**
+     * Starts no other delivery and lets those under way finish (each within its timeout) and be written down, all
+     * destinations at once.
+     */
     @Override
     public void close() {
         queues.forEach(DeliveryQueue::close);
+        queues.forEach(q -> q.awaitClosed(grace));
     }
 }

@@ -7,6 +7,11 @@ interface Timer extends AutoCloseable {
 
     void schedule(Runnable task, Duration delay);
 
+    /** Runs nothing more that is scheduled; a task running goes on. */
     @Override
     void close();
+
+    /** Waits up to {@code grace} for a task running to finish, then interrupts it. */
+    default void awaitClosed(Duration grace) {
+    }
 }

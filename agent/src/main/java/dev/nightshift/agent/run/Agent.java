@@ -460,11 +460,12 @@ public final class Agent implements AutoCloseable {
             reconciler.standBy();
             reconciler.close();
         }
+        // Deliveries under way finish and are written down while the lease is still held (the ledger's writes are fenced).
+        notifier.ifPresent(Notifier::close);
         if (election != null) {
             // Then the lease goes, so that a standby takes over at once rather than after it expires.
             election.leave();
         }
-        notifier.ifPresent(Notifier::close);
         for (AutoCloseable c : new AutoCloseable[] {http, scheduler, reconciler, observer, evictor, apiServerProbe, source,
                 election, client, metrics}) {
             if (c != null) {

@@ -22,7 +22,7 @@ class DeliveryQueueTest {
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-27T02:00:00Z"), ZoneOffset.UTC);
 
     /** Answers from a script, then delivers; records what it was asked to send. */
-    private static final class ScriptedSender implements Sender {
+    private static class ScriptedSender implements Sender {
         final Deque<Outcome> script = new ArrayDeque<>();
         final List<Notice> sent = new ArrayList<>();
 
@@ -190,5 +190,27 @@ class DeliveryQueueTest {
                 .containsExactly("SUCCESS");
         assertThat(reloaded.keys()).containsEntry("c1", java.util.Set.of("pool.started/a"));
         assertThat(reloaded.statuses().get("c1").state()).isEqualTo(CommitState.SUCCESS);
+    }
+
+    @Test
+    void closingFinishesTheNoticeUnderWayAndWritesItDownButStartsNoOther() {
+        java.util.concurrent.atomic.AtomicReference<DeliveryQueue> self = new java.util.concurrent.atomic.AtomicReference<>();
+        ScriptedSender closingWhileSending = new ScriptedSender() {
+            @Override
+            public Outcome send(Notice notice) {
+                // The agent stops while this request is under way.
+                self.get().close();
+                return super.send(notice);
+            }
+        };
+        DeliveryQueue q = new DeliveryQueue(closingWhileSending, 10, Backoff.DEFAULT, timer, CLOCK, ledger, listener, () -> true);
+        self.set(q);
+        q.offer(event("c1", "k1"));
+        q.offer(event("c1", "k2"));
+
+        timer.runAll();
+
+        assertThat(closingWhileSending.sent).extracting(Notice::key).containsExactly("k1");
+        assertThat(ledger.keys()).containsEntry("c1", java.util.Set.of("k1"));
     }
 }

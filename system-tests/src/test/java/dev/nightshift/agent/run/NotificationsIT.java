@@ -314,4 +314,32 @@ class NotificationsIT {
         Files.writeString(Path.of("target", "notification-samples", "ledger.json"), JSON.readTree(kept.getData().get(commit))
                 .toPrettyString());
     }
+
+    @Test
+    void theSandboxTakesNotificationsFromAnAgentConfigFragment() throws Exception {
+        Path fragmentFile = Files.writeString(tmp.resolve("notify.yaml"), """
+                notifications:
+                  commitStatus:
+                    github: {apiUrl: "%s", repository: org/fleet-specs, tokenFile: "%s"}
+                """.formatted(url("/github"), tokenFile));
+        dev.nightshift.agent.config.AgentConfigLoader.Fragment fragment = new dev.nightshift.agent.config.AgentConfigLoader()
+                .fragment(fragmentFile);
+        assertThat(fragment.errors()).isEmpty();
+        Path spec = Path.of(System.getProperty("nightshift.examples"), "demo");
+        Optional<dev.nightshift.spec.model.SpecSet> specs = dev.nightshift.agent.command.ValidSpecs.load(spec,
+                new java.io.PrintWriter(System.err, true));
+
+        try (dev.nightshift.sandbox.Sandbox sandbox = new dev.nightshift.sandbox.Sandbox(new dev.nightshift.sandbox.Sandbox.Options(
+                Optional.of(spec), Optional.of("demo"), Optional.of(tmp.resolve("sandbox")), 0, 0, false, Optional.empty(),
+                dev.nightshift.sandbox.demo.EmbeddedWorld.Machines.SIMULATED, true, dev.nightshift.sandbox.machineapi.Holds.none(),
+                dev.nightshift.sandbox.Sandbox.Scale.NONE, dev.nightshift.sandbox.machineapi.MachineApiCloud.Registration.REQUEST_LABELS,
+                Optional.of(fragment)), specs, new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
+                java.time.Clock.systemUTC())) {
+            sandbox.start();
+
+            // The sandbox's agent, configured by the sandbox, notifies as the fragment says: the demo's spec is current at once.
+            await().atMost(Duration.ofSeconds(60)).until(() -> sent("/github").stream()
+                    .anyMatch(e -> body(e).path("context").asText().equals("nightshift/demo") && body(e).path("state").asText().equals("success")));
+        }
+    }
 }

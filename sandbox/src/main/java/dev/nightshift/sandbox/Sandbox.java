@@ -62,7 +62,16 @@ public final class Sandbox implements AutoCloseable {
      */
     public record Options(Optional<Path> spec, Optional<String> cluster, Optional<Path> dir, int httpPort, int podsPerNode,
                           boolean unstamped, Optional<Path> info, EmbeddedWorld.Machines machines, boolean agent, Holds machineApiHolds,
-                          Scale scale, MachineApiCloud.Registration machineApiRegistration) {
+                          Scale scale, MachineApiCloud.Registration machineApiRegistration,
+                          Optional<dev.nightshift.agent.config.AgentConfigLoader.Fragment> agentConfig) {
+
+        /** Without an agent-configuration fragment. */
+        public Options(Optional<Path> spec, Optional<String> cluster, Optional<Path> dir, int httpPort, int podsPerNode,
+                       boolean unstamped, Optional<Path> info, EmbeddedWorld.Machines machines, boolean agent, Holds machineApiHolds,
+                       Scale scale, MachineApiCloud.Registration machineApiRegistration) {
+            this(spec, cluster, dir, httpPort, podsPerNode, unstamped, info, machines, agent, machineApiHolds, scale,
+                    machineApiRegistration, Optional.empty());
+        }
 
         public Options {
             if (podsPerNode < 0) {
@@ -147,6 +156,12 @@ public final class Sandbox implements AutoCloseable {
     }
 
     /** Starts the world, seeds it, starts the agent, prints the banner and writes the info file; returns the addresses. */
+    /** The {@code --agent-config} fragment laid over the sandbox's own configuration; none: as it is. */
+    private java.util.function.UnaryOperator<dev.nightshift.agent.config.AgentConfig> overlay() {
+        return options.agentConfig().flatMap(dev.nightshift.agent.config.AgentConfigLoader.Fragment::overlay)
+                .orElse(java.util.function.UnaryOperator.identity());
+    }
+
     public EmbeddedWorld.Facts start() throws Exception {
         if (specs.isEmpty()) {
             return startEmpty();
@@ -174,7 +189,7 @@ public final class Sandbox implements AutoCloseable {
         }
         if (options.machines() == EmbeddedWorld.Machines.HTTP) {
             seedMachineApi(pools, bastions);
-            world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()));
+            world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()), overlay());
             world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + specDir);
             return announced();
         }
@@ -189,7 +204,7 @@ public final class Sandbox implements AutoCloseable {
         if (options.podsPerNode() > 0) {
             world.workloads().startRescheduling();
         }
-        world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()));
+        world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()), overlay());
         world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + specDir);
         return announced();
     }
@@ -217,7 +232,7 @@ public final class Sandbox implements AutoCloseable {
         } else {
             seedMachineApi(pools, bastions);
         }
-        world.writeAgentConfig(cluster.name());
+        world.writeAgentConfig(cluster.name(), options.agentConfig().map(dev.nightshift.agent.config.AgentConfigLoader.Fragment::text));
         world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: cluster " + cluster.name() + " from "
                 + options.spec().orElseThrow() + (clusterApi ? " on Cluster API" : ""), Optional.of(cluster.name()));
         return announced();

@@ -11,6 +11,7 @@ import java.util.UUID;
 
 import dev.nightshift.agent.git.GitSourceConfig;
 import dev.nightshift.agent.git.Secret;
+import dev.nightshift.agent.notify.NotificationSettings;
 import dev.nightshift.agent.provider.http.MachineApiEndpoint;
 import dev.nightshift.strategies.ValidationStreak;
 
@@ -28,6 +29,7 @@ import dev.nightshift.strategies.ValidationStreak;
  * @param validation     how many consecutive successful cluster validations a pool needs, and how far apart
  * @param provider       the machine provider; none is assumed, since the wrong one acts on the wrong machines
  * @param nodeUpdates    what updates nodes in place and restarts kubelets; by default what the provider's default is
+ * @param notifications  where commit statuses and events go ({@code notifications:}); nowhere by default
  */
 public record AgentConfig(
         Git git,
@@ -39,7 +41,14 @@ public record AgentConfig(
         LeaderElection leaderElection,
         Validation validation,
         Optional<Provider> provider,
-        NodeUpdates nodeUpdates) {
+        NodeUpdates nodeUpdates,
+        NotificationSettings notifications) {
+
+    /** Without notifications. */
+    public AgentConfig(Git git, Optional<String> cluster, Http http, Webhook webhook, Path cacheDir, boolean dryRun,
+                       LeaderElection leaderElection, Validation validation, Optional<Provider> provider, NodeUpdates nodeUpdates) {
+        this(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, NotificationSettings.NONE);
+    }
 
     /**
      * The spec repository ({@code git:}).
@@ -417,29 +426,29 @@ public record AgentConfig(
 
     public AgentConfig with(Overrides o) {
         return new AgentConfig(git.with(o), o.cluster().or(this::cluster), o.httpPort().map(Http::new).orElse(http), webhook,
-                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates);
+                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates, notifications);
     }
 
     /** Another {@code git:} group. */
     public AgentConfig with(Git source) {
-        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates);
+        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications);
     }
 
     public AgentConfig with(Webhook hook) {
-        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates);
+        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications);
     }
 
     public AgentConfig with(LeaderElection election) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates, notifications);
     }
 
     public AgentConfig with(Validation checks) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates, notifications);
     }
 
     public AgentConfig with(Provider machines) {
         return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, Optional.of(machines),
-                nodeUpdates);
+                nodeUpdates, notifications);
     }
 
     /**
@@ -451,6 +460,11 @@ public record AgentConfig(
     }
 
     public AgentConfig with(NodeUpdates updates) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates, notifications);
+    }
+
+    /** Other {@code notifications:}. */
+    public AgentConfig with(NotificationSettings other) {
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, other);
     }
 }

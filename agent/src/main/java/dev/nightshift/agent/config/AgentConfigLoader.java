@@ -38,7 +38,7 @@ import dev.nightshift.spec.yaml.YamlText;
  */
 public final class AgentConfigLoader {
 
-    private static final Set<String> INLINE_SECRETS = Set.of("token", "password", "secret", "privateKey");
+    private static final Set<String> INLINE_SECRETS = Set.of("token", "password", "secret", "privateKey", "webhookUrl");
 
     private static final String DNS_LABEL = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
     private static final String DNS_SUBDOMAIN = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
@@ -46,6 +46,64 @@ public final class AgentConfigLoader {
 
     /** The configuration, or every problem with it, each as {@code file:line:column: field: what}, in the file's order. */
     public record Result(Optional<AgentConfig> config, List<String> errors) {
+    }
+
+    /**
+     * An agent-configuration fragment ({@code --agent-config} of {@code sandbox} and {@code demo}): its sections, read as
+     * the agent's file is, replace those of the configuration it is laid over; its text, for an agent in another process.
+     */
+    public record Fragment(Optional<java.util.function.UnaryOperator<AgentConfig>> overlay, String text, List<String> errors) {
+    }
+
+    /** What a fragment may set: the world it runs in (Git, cluster, port, cache, provider, node updates) is the sandbox's. */
+    public static final List<String> FRAGMENT_SECTIONS = List.of("notifications", "validation", "webhook", "dryRun");
+
+    /** Reads a fragment: errors as {@link #load}'s, and a section the sandbox decides refused at its key. */
+    public Fragment fragment(Path file) {
+        Result loaded = load(file);
+        if (!loaded.errors().isEmpty()) {
+            return new Fragment(Optional.empty(), "", loaded.errors());
+        }
+        String name = file.getFileName().toString();
+        String text;
+        try {
+            text = Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return new Fragment(Optional.empty(), "", List.of(YamlError.ofFile(name, "cannot read: " + e.getMessage()).toString()));
+        }
+        List<YamlError> errors = new ArrayList<>();
+        Optional<YamlNode> document = YamlDocuments.single(name, text, errors);
+        List<String> sections = new ArrayList<>();
+        if (document.isPresent() && document.get() instanceof YamlNode.MapNode root) {
+            Fields top = Fields.of(root, errors, QuotedScalars.READ_BY_TEXT);
+            for (String key : top.keys()) {
+                if (FRAGMENT_SECTIONS.contains(key)) {
+                    sections.add(key);
+                } else {
+                    top.error(key, top.take(key).orElseThrow(), "is the sandbox's own; a fragment sets only "
+                            + String.join(", ", FRAGMENT_SECTIONS));
+                }
+            }
+        }
+        if (!errors.isEmpty()) {
+            return new Fragment(Optional.empty(), "", refused(errors).errors());
+        }
+        AgentConfig f = loaded.config().orElseThrow();
+        java.util.function.UnaryOperator<AgentConfig> overlay = base -> {
+            AgentConfig c = base;
+            for (String section : sections) {
+                c = switch (section) {
+                    case "notifications" -> c.with(f.notifications());
+                    case "validation" -> c.with(f.validation());
+                    case "webhook" -> c.with(f.webhook());
+                    case "dryRun" -> c.with(new AgentConfig.Overrides(Optional.empty(), Optional.empty(), Optional.empty(),
+                            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.of(f.dryRun())));
+                    default -> throw new IllegalStateException(section);
+                };
+            }
+            return c;
+        };
+        return new Fragment(Optional.of(overlay), text, List.of());
     }
 
     public Result load(Path file) {
@@ -89,6 +147,9 @@ public final class AgentConfigLoader {
         Fields httpProvider = section(provider, "http");
         Fields nodeUpdates = section(top, "nodeUpdates");
         Fields job = section(nodeUpdates, "job");
+        Fields notifications = section(top, "notifications");
+        Fields commitStatus = section(notifications, "commitStatus");
+        Fields slack = section(notifications, "slack");
 
         AgentConfig d = AgentConfig.DEFAULTS;
         AgentConfig.LeaderElection leader = leaderElection(election, d.leaderElection());
@@ -107,6 +168,7 @@ public final class AgentConfigLoader {
                 top.bool("dryRun", d.dryRun()),
                 leader, checks, provider(top, provider, clusterApi, httpProvider), AgentConfig.NodeUpdates.DEFAULT);
         config = config.with(nodeUpdates(errors, top, nodeUpdates, job, config.provider()));
+        config = config.with(NotificationsSection.read(notifications, commitStatus, slack));
 
         AgentConfig.Auth credentials = config.git().auth();
         if (credentials.sshKeyFile().isPresent() && credentials.knownHostsFile().isEmpty()) {
@@ -117,7 +179,7 @@ public final class AgentConfigLoader {
             auth.error("tokenEnv", auth.take("tokenEnv").orElseThrow(), "give tokenFile or tokenEnv, not both");
         }
         for (Fields section : List.of(top, git, auth, verify, http, webhook, election, validation, provider, clusterApi,
-                httpProvider, nodeUpdates)) {
+                httpProvider, nodeUpdates, notifications, commitStatus, slack)) {
             section.finish();
         }
         return errors.isEmpty() ? new Result(Optional.of(config), List.of()) : refused(errors);
@@ -131,7 +193,7 @@ public final class AgentConfigLoader {
     }
 
     /** The mapping at {@code key} (an empty one when it is not written), its inline secrets refused. */
-    private static Fields section(Fields parent, String key) {
+    static Fields section(Fields parent, String key) {
         return withoutSecrets(parent.mapOrEmpty(key));
     }
 
@@ -449,11 +511,11 @@ public final class AgentConfigLoader {
     }
 
     /** A duration longer than zero, such as 90s, 5m or 1h30m. */
-    private static Optional<Duration> duration(Fields f, String key) {
+    static Optional<Duration> duration(Fields f, String key) {
         return f.parsed(key, text -> DurationText.parse(text).filter(d -> !d.isZero()), DURATION);
     }
 
-    private static boolean atLeast(Fields f, String key, Duration value, Duration minimum) {
+    static boolean atLeast(Fields f, String key, Duration value, Duration minimum) {
         if (value.compareTo(minimum) < 0) {
             f.error(key, f.take(key).orElseThrow(), "must be at least " + minimum.toSeconds() + "s");
             return false;

@@ -57,6 +57,16 @@ public final class StatusJson {
     public static String write(Optional<String> revision, Optional<String> latest, List<SpecError> specErrors,
                                Optional<ReconcileReport> report, Optional<String> lastPollError, Leadership leadership,
                                Optional<CommitCheck> verification) {
+        return write(revision, latest, specErrors, report, lastPollError, leadership, verification, Optional.empty());
+    }
+
+    /**
+     * @param notifications each notification destination's queue, counts and last error ({@code notifications}); empty
+     *                      when none is configured (then the key is left out)
+     */
+    public static String write(Optional<String> revision, Optional<String> latest, List<SpecError> specErrors,
+                               Optional<ReconcileReport> report, Optional<String> lastPollError, Leadership leadership,
+                               Optional<CommitCheck> verification, Optional<com.fasterxml.jackson.databind.JsonNode> notifications) {
         ObjectNode root = JSON.createObjectNode();
         ObjectNode election = root.putObject("leaderElection");
         election.put("enabled", leadership.elected());
@@ -91,6 +101,7 @@ public final class StatusJson {
                 report.get().eta(), report.get().nodeStates().getOrDefault(p.pool(), List.of())));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
+        notifications.ifPresent(n -> root.set("notifications", n));
         return root.toPrettyString();
     }
 

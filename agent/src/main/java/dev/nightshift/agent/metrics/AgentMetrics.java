@@ -153,6 +153,34 @@ public final class AgentMetrics implements AutoCloseable {
                 .register(registry);
         blockedDrains = MultiGauge.builder("nightshift.pool.blocked.drains")
                 .description("Nodes whose drain is held by a PodDisruptionBudget").register(registry);
+        // The one commit-status destination and Slack exist at most once each: their series are there from the start
+        // (at 0 when not configured), so that the alert and dashboards always read a series; webhooks join when configured.
+        notificationDestinations(List.of("commit-status", "slack"));
+    }
+
+    /** The results of notification deliveries counted by {@link #notification}. */
+    public static final List<String> NOTIFICATION_RESULTS = List.of("delivered", "retried", "failed", "dropped");
+
+    /** Registers every result of each destination at 0, so that a failure is a rise and not a new series. */
+    public void notificationDestinations(List<String> destinations) {
+        for (String d : destinations) {
+            for (String r : NOTIFICATION_RESULTS) {
+                notificationCounter(d, r);
+            }
+        }
+    }
+
+    /**
+     * One notification's result at a destination: {@code delivered}, {@code retried} (a try failed and will be made
+     * again), {@code failed} (given up after its tries, or refused by the destination), {@code dropped} (its queue was full).
+     */
+    public void notification(String destination, String result) {
+        notificationCounter(destination, result).increment();
+    }
+
+    private Counter notificationCounter(String destination, String result) {
+        return Counter.builder("nightshift.notifications").description("Notifications (commit statuses, events) by destination and result")
+                .tag("destination", destination).tag("result", result).register(registry);
     }
 
     private static Duration[] durations(long... seconds) {

@@ -46,6 +46,7 @@ import dev.nightshift.agent.metrics.AgentMetrics;
 import dev.nightshift.agent.metrics.ApiErrorInterceptor;
 import dev.nightshift.agent.nodeupdate.JobNodeUpdater;
 import dev.nightshift.agent.nodeupdate.JobSettings;
+import dev.nightshift.agent.notify.Notifier;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.provider.NoNodeUpdates;
 import dev.nightshift.agent.provider.NodeUpdater;
@@ -90,6 +91,8 @@ public final class Agent implements AutoCloseable {
     private final AtomicReference<ReconcileReport> lastReport = new AtomicReference<>();
     private final AtomicReference<String> lastPollError = new AtomicReference<>();
     private final AtomicReference<String> latestCommit = new AtomicReference<>();
+    /** The newest commit whose specs are valid: the one a report's {@code rejected} is about. */
+    private final AtomicReference<String> latestGoodCommit = new AtomicReference<>();
     private GitSource source;
     private SpecPoller poller;
     private ClusterObserver observer;
@@ -97,6 +100,8 @@ public final class Agent implements AutoCloseable {
     private ApiServerProbe apiServerProbe;
     private Reconciler reconciler;
     private EventRecorder events;
+    /** Commit statuses and events; empty without {@code notifications:} and in a dry run. */
+    private Optional<Notifier> notifier = Optional.empty();
     private AgentScheduler scheduler;
     private AgentHttpServer http;
     private final AtomicReference<String> currentLeader = new AtomicReference<>();
@@ -169,6 +174,15 @@ public final class Agent implements AutoCloseable {
                 .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-api-errors", apiErrors)
                         .addOrReplaceInterceptor("nightshift-fence", new FenceInterceptor(fence)))
                 .build();
+        metrics.notificationDestinations(Notifier.destinations(config.notifications()));
+        if (config.notifications().any() && config.dryRun()) {
+            LOG.info("notifications: none in a dry run (it writes nothing, and tells no one)");
+        } else if (config.notifications().any()) {
+            // Its secrets' files are checked here: a missing one fails the start before anything runs.
+            notifier = Optional.of(Notifier.start(config.notifications(), cluster, client, NAMESPACE, clock,
+                    () -> reconciler != null && reconciler.leading() && fence.held(), metrics::notification));
+            LOG.info("notifications to {}", String.join(", ", Notifier.destinations(config.notifications())));
+        }
         observer = new ClusterObserver(client, NAMESPACE, provider, this::requestReconcile, clock, jobs.map(JobSettings::namespace),
                 metrics::watchEvent);
         observer.start();
@@ -192,6 +206,7 @@ public final class Agent implements AutoCloseable {
                 metrics.headVerified(true);
                 metrics.specLoaded(0);
                 latestCommit.set(revision.commit());
+                latestGoodCommit.set(revision.commit());
                 lastPollError.set(null);
                 reconciler.offer(revision);
                 wakeAtWindows(revision);
@@ -206,6 +221,7 @@ public final class Agent implements AutoCloseable {
                 if (reconciler.leading()) {
                     // A replica standing by writes nothing to the cluster.
                     invalidSpecEvent(commit, errors);
+                    notifier.ifPresent(n -> n.onInvalidSpec(commit, errors));
                 }
             }
 
@@ -217,6 +233,7 @@ public final class Agent implements AutoCloseable {
                 if (reconciler.leading() && !config.dryRun()) {
                     events.record(NAMESPACE, EventRecorder.Regarding.namespace(NAMESPACE), EventRecorder.Reason.UnverifiedCommit,
                             check.refusal());
+                    notifier.ifPresent(n -> n.onUnverified(check.commit(), check.refusal()));
                 }
             }
 
@@ -261,13 +278,17 @@ public final class Agent implements AutoCloseable {
         public void tookOver() {
             // A refused commit seen while standing by gets its Event now, from the replica that acts.
             Optional.ofNullable(latestCommit.get()).filter(c -> !poller.currentErrors().isEmpty())
-                    .ifPresent(c -> invalidSpecEvent(c, poller.currentErrors()));
+                    .ifPresent(c -> {
+                        invalidSpecEvent(c, poller.currentErrors());
+                        notifier.ifPresent(n -> n.onInvalidSpec(c, poller.currentErrors()));
+                    });
         }
 
         @Override
         public void standingBy() {
             metrics.leading(false);
             reconciler.standBy();
+            notifier.ifPresent(Notifier::standBy);
         }
 
         @Override
@@ -355,6 +376,8 @@ public final class Agent implements AutoCloseable {
                     EventRecorder.Reason.ProviderFailed, "Pool " + pool + " is held: its machine provider failed: " + error));
         }
         metrics.reconciled(report);
+        // Queued only: the destinations send on threads of their own, so this pass is not held up by them.
+        notifier.ifPresent(n -> n.onReport(report, Optional.ofNullable(latestGoodCommit.get())));
         lastReport.set(report);
         reportListener.accept(report);
     }
@@ -404,7 +427,8 @@ public final class Agent implements AutoCloseable {
                 Optional.ofNullable(latestCommit.get()), poller == null ? List.of() : poller.currentErrors(),
                 Optional.ofNullable(lastReport.get()), Optional.ofNullable(lastPollError.get()),
                 new StatusJson.Leadership(config.leaderElection().enabled(), leading(), config.leaderElection().identity(),
-                        Optional.ofNullable(currentLeader.get())), poller == null ? Optional.empty() : poller.lastCheck());
+                        Optional.ofNullable(currentLeader.get())), poller == null ? Optional.empty() : poller.lastCheck(),
+                notifier.map(Notifier::status));
     }
 
     public int httpPort() {
@@ -439,6 +463,8 @@ public final class Agent implements AutoCloseable {
             reconciler.standBy();
             reconciler.close();
         }
+        // Deliveries under way finish and are written down while the lease is still held (the ledger's writes are fenced).
+        notifier.ifPresent(Notifier::close);
         if (election != null) {
             // Then the lease goes, so that a standby takes over at once rather than after it expires.
             election.leave();

@@ -41,6 +41,11 @@ public final class DemoCommand implements Callable<Integer> {
                     + " or http (the embedded machine API, called over HTTP by the agent's http provider; the demo's story).")
     private String provider;
 
+    @Option(names = "--agent-config", paramLabel = "FILE",
+            description = "An agent-configuration fragment laid over the demo's own: its notifications, validation, webhook and"
+                    + " dryRun sections (the rest is the demo's).")
+    private Path agentConfig;
+
     @picocli.CommandLine.Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
@@ -65,8 +70,18 @@ public final class DemoCommand implements Callable<Integer> {
             spec.commandLine().getErr().println(e.getMessage());
             return ExitCodes.USAGE;
         }
+        java.util.function.UnaryOperator<dev.nightshift.agent.config.AgentConfig> overlay = java.util.function.UnaryOperator.identity();
+        if (agentConfig != null) {
+            dev.nightshift.agent.config.AgentConfigLoader.Fragment fragment = new dev.nightshift.agent.config.AgentConfigLoader()
+                    .fragment(agentConfig);
+            if (!fragment.errors().isEmpty()) {
+                fragment.errors().forEach(spec.commandLine().getErr()::println);
+                return ExitCodes.USAGE;
+            }
+            overlay = fragment.overlay().orElseThrow();
+        }
         try (Demo demo = new Demo(new Demo.Options(httpPort, exitWhenDone, Duration.ofSeconds(timeoutSeconds),
-                Optional.ofNullable(dir), machines), System.out)) {
+                Optional.ofNullable(dir), machines, overlay), System.out)) {
             return demo.run();
         }
     }

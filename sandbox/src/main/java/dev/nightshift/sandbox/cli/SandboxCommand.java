@@ -1,6 +1,7 @@
 package dev.nightshift.sandbox.cli;
 
 import dev.nightshift.agent.command.ExitCodes;
+import dev.nightshift.agent.config.AgentConfigLoader;
 import dev.nightshift.agent.run.StopSignal;
 import dev.nightshift.agent.command.ValidSpecs;
 import java.io.PrintWriter;
@@ -98,6 +99,11 @@ public final class SandboxCommand implements Callable<Integer> {
                     + " agent null with --no-agent, agentConfig null but with --no-agent and --spec).")
     private Path info;
 
+    @Option(names = "--agent-config", paramLabel = "FILE",
+            description = "An agent-configuration fragment laid over the sandbox's own: its notifications, validation, webhook"
+                    + " and dryRun sections (the rest is the sandbox's). With --no-agent it is added to the agent.yaml written.")
+    private Path agentConfig;
+
     @Option(names = "--provider", paramLabel = "NAME",
             description = "Where the machines come from (default simulated; with --no-agent, http): simulated, cluster-api (a"
                     + " MachineDeployment per pool, played by embedded Cluster API controllers; its nodes are always adopted), or"
@@ -154,6 +160,14 @@ public final class SandboxCommand implements Callable<Integer> {
             err.println("--machine-api-hold: " + e.getMessage());
             return ExitCodes.USAGE;
         }
+        Optional<AgentConfigLoader.Fragment> fragment = Optional.empty();
+        if (agentConfig != null) {
+            fragment = Optional.of(new AgentConfigLoader().fragment(agentConfig));
+            if (!fragment.get().errors().isEmpty()) {
+                fragment.get().errors().forEach(err::println);
+                return ExitCodes.USAGE;
+            }
+        }
         Optional<SpecSet> specs = Optional.empty();
         Optional<String> managed = Optional.empty();
         if (specDir != null) {
@@ -170,7 +184,8 @@ public final class SandboxCommand implements Callable<Integer> {
              Sandbox sandbox = new Sandbox(new Sandbox.Options(Optional.ofNullable(specDir), managed, Optional.ofNullable(dir), httpPort,
                      podsPerNode, unstamped, Optional.ofNullable(info), machines, !noAgent, holds,
                      new Sandbox.Scale(bulkPodsPerNode, Optional.ofNullable(kubernetesRequestLog)),
-                     machineApiPoolLabel ? MachineApiCloud.Registration.WITH_POOL_LABEL : MachineApiCloud.Registration.REQUEST_LABELS),
+                     machineApiPoolLabel ? MachineApiCloud.Registration.WITH_POOL_LABEL : MachineApiCloud.Registration.REQUEST_LABELS,
+                     fragment),
                      specs, System.out,
                      Clock.systemUTC())) {
             stop.install();

@@ -32,7 +32,13 @@ import dev.nightshift.strategies.plan.PoolReport;
 public final class Demo implements AutoCloseable {
 
     /** How the demo runs. */
-    public record Options(int httpPort, boolean exitWhenDone, Duration timeout, Optional<Path> dir, EmbeddedWorld.Machines machines) {
+    public record Options(int httpPort, boolean exitWhenDone, Duration timeout, Optional<Path> dir, EmbeddedWorld.Machines machines,
+                          java.util.function.UnaryOperator<dev.nightshift.agent.config.AgentConfig> agentConfig) {
+
+        /** The agent configured as the demo's own ({@code --agent-config} lays a fragment over it). */
+        public Options(int httpPort, boolean exitWhenDone, Duration timeout, Optional<Path> dir, EmbeddedWorld.Machines machines) {
+            this(httpPort, exitWhenDone, timeout, dir, machines, java.util.function.UnaryOperator.identity());
+        }
 
         /** With the simulated cloud. */
         public Options(int httpPort, boolean exitWhenDone, Duration timeout, Optional<Path> dir) {
@@ -101,7 +107,7 @@ public final class Demo implements AutoCloseable {
         workloads.deploy("cpu-worker", "web", nodes("cpu-worker"), 2);
         workloads.deploy("batch", "jobs", nodes("batch"), 2);
         workloads.startRescheduling();
-        agent = world.startAgent("demo", options.httpPort(), console.andThen(watch));
+        agent = world.startAgent("demo", options.httpPort(), console.andThen(watch), options.agentConfig());
         world.banner(out, "Nightshift demo");
         return story();
     }
@@ -124,7 +130,7 @@ public final class Demo implements AutoCloseable {
         List<String> nodes = world.awaitMachineDeployment(CLUSTER_API_MACHINE_DEPLOYMENT, 3);
         world.workloads().deploy(CLUSTER_API_POOL, "web", nodes, 2);
         world.workloads().startRescheduling();
-        agent = world.startAgent(CLUSTER_API_CLUSTER, options.httpPort(), console.andThen(watch));
+        agent = world.startAgent(CLUSTER_API_CLUSTER, options.httpPort(), console.andThen(watch), options.agentConfig());
         world.banner(out, "Nightshift demo on Cluster API");
         String initial = head();
         console.line("MachineDeployment " + CLUSTER_API_MACHINE_DEPLOYMENT + " runs 3 Machines whose nodes Nightshift has never seen:"

@@ -388,10 +388,16 @@ public final class EmbeddedWorld implements AutoCloseable {
 
     /** Starts the agent on the repository, managing {@code cluster}, its HTTP server on {@code httpPort} (0: any free one). */
     public Agent startAgent(String cluster, int httpPort, Consumer<ReconcileReport> reports) throws Exception {
+        return startAgent(cluster, httpPort, reports, java.util.function.UnaryOperator.identity());
+    }
+
+    /** The same, with {@code overlay} (an {@code --agent-config} fragment) laid over the world's configuration of its agent. */
+    public Agent startAgent(String cluster, int httpPort, Consumer<ReconcileReport> reports,
+                            java.util.function.UnaryOperator<AgentConfig> overlay) throws Exception {
         DemoRepository repo = repository();
-        AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
+        AgentConfig config = overlay.apply(AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
                 Optional.of(""), Optional.of(POLL), Optional.of(cluster), Optional.of(httpPort),
-                Optional.of(dir.resolve("cache")), Optional.of(false)));
+                Optional.of(dir.resolve("cache")), Optional.of(false))));
         Agent starting;
         if (machines == Machines.CLUSTER_API) {
             // Cluster API has no node updates of its own: kubelet restarts and in-place updates are privileged Jobs on the nodes.
@@ -430,6 +436,14 @@ public final class EmbeddedWorld implements AutoCloseable {
      * against this world's machine API and its token file. Returns the file, which {@link #facts()} names from then on.
      */
     public Path writeAgentConfig(String cluster) throws IOException {
+        return writeAgentConfig(cluster, Optional.empty());
+    }
+
+    /**
+     * The same, with an {@code --agent-config} fragment's text after the world's own sections: a fragment holds only
+     * sections the world does not write ({@code AgentConfigLoader.FRAGMENT_SECTIONS}), so the two never clash.
+     */
+    public Path writeAgentConfig(String cluster, Optional<String> fragment) throws IOException {
         DemoRepository repository = repository();
         StringBuilder yaml = new StringBuilder();
         yaml.append("# nightshift run --config ").append(dir.resolve(AGENT_CONFIG)).append(" --kubeconfig ").append(kubeconfig).append('\n');
@@ -460,6 +474,7 @@ public final class EmbeddedWorld implements AutoCloseable {
             yaml.append("    url: ").append(quoted(machineApi.url())).append('\n');
             yaml.append("    tokenFile: ").append(quoted(machineApi.tokenFile().toString())).append('\n');
         }
+        fragment.ifPresent(text -> yaml.append("# From --agent-config:\n").append(text).append(text.endsWith("\n") ? "" : "\n"));
         Path file = dir.resolve(AGENT_CONFIG);
         Files.writeString(file, yaml.toString(), java.nio.charset.StandardCharsets.UTF_8);
         agentConfig = file;

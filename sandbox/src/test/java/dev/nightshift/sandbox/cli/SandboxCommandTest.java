@@ -54,4 +54,21 @@ class SandboxCommandTest {
         assertThat(help.exitCode()).isZero();
         assertThat(help.out()).contains("--machine-api-pool-label", "--provider cluster-api", "agentConfig", "DIR/agent.yaml");
     }
+
+    @Test
+    void anAgentConfigFragmentWithASectionOfTheSandboxsOwnExitsTwoNamingFileAndLine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        java.nio.file.Path fragment = java.nio.file.Files.writeString(tmp.resolve("notify.yaml"), """
+                notifications:
+                  slack: {webhookUrlFile: /var/run/secrets/slack/url}
+                cluster: other
+                """);
+
+        Run run = sandbox("--spec", "/no/such/spec", "--agent-config", fragment.toString());
+
+        assertThat(run.exitCode()).as("exit code; stderr: %s", run.err()).isEqualTo(2);
+        assertThat(run.err()).contains("notify.yaml:3:10: cluster: is the sandbox's own; a fragment sets only notifications,"
+                + " validation, webhook, dryRun");
+        assertThat(run.out()).as("no banner").doesNotContain("Kubernetes API");
+    }
 }

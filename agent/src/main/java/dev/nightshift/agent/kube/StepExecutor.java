@@ -231,11 +231,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         String nodeName = machines.machines(d.pool()).stream()
                 .filter(m -> m.name().equals(target) || m.node().filter(target::equals).isPresent())
                 .findFirst().flatMap(dev.nightshift.agent.provider.Machine::node).orElse(target);
-        Node node = client.nodes().withName(nodeName).get();
-        boolean ready = node != null && node.getStatus() != null && node.getStatus().getConditions() != null
-                && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-        if (!ready || node.getMetadata().getDeletionTimestamp() != null
-                || (node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()))) {
+        if (!SchedulableNodes.takesPods(client.nodes().withName(nodeName).get())) {
             return Optional.empty();
         }
         return Optional.of("its node " + nodeName + " is Ready and schedulable (registered after the plan, or uncordoned):"

@@ -39,7 +39,7 @@ final class MachineRequests implements MachineProvider, ChangeNotifications, Lis
     private final java.util.function.Supplier<MachineProvider> cloud;
     private final Clock clock;
     private final List<Request> requests = new ArrayList<>();
-    /** When a machine asked for was deleted before it registered as a node (it never shows in the request log). */
+    /** When a surge machine asked for was deleted before it registered as a node (it never shows in the request log). */
     private final List<Instant> withdrawn = new ArrayList<>();
 
     MachineRequests(MachineProvider cloud, Clock clock) {
@@ -118,7 +118,9 @@ final class MachineRequests implements MachineProvider, ChangeNotifications, Lis
 
     @Override
     public Deletion delete(DesiredPool pool, String machine, boolean replace) {
-        boolean unregistered = cloud.get().machines(pool.name()).stream().anyMatch(m -> m.name().equals(machine) && m.node().isEmpty());
+        // Only surge machines: the replay counts surge machines asked for and not registered (see RolloutInvariants).
+        boolean unregistered = cloud.get().machines(pool.name()).stream().anyMatch(m -> m.name().equals(machine) && m.node().isEmpty()
+                && m.surgeFor().isPresent());
         Deletion deletion = cloud.get().delete(pool, machine, replace);
         if (unregistered && deletion.started()) {
             synchronized (this) {

@@ -38,8 +38,9 @@ import io.fabric8.kubernetes.api.model.Pod;
  * <ul>
  *   <li><b>Never more than count + maxSurge machines</b>: with Cluster API, the MachineDeployment's Machine objects,
  *       counted until they are gone (a Machine being deleted still counts); with the simulated cloud, the pool's
- *       nodes plus the machines the agent asked for that have not registered yet. (The replacement the simulated
- *       cloud starts for a node deleted without surge is not seen before it registers: it only lowers the count.)</li>
+ *       nodes plus the surge machines the agent asked for that have not registered yet. (The replacement the simulated
+ *       cloud starts for a node deleted without surge, and a refill, are not seen before they register: they only
+ *       lower the count.)</li>
  *   <li><b>Never fewer than count − maxUnavailable available nodes</b>: Ready, not cordoned and, with Cluster API,
  *       their Machine not being deleted. An old node's planned unavailability starts with its cordon.</li>
  *   <li><b>No node drained twice</b>: each node cordoned at most once, its drain mark set at most once, and every
@@ -111,8 +112,10 @@ final class RolloutInvariants {
         String md = start.deployments().stream().filter(d -> pool.equals(d.getMetadata().getLabels().get(NodeMarks.POOL)))
                 .map(d -> d.getMetadata().getName()).findFirst().orElse("");
         Set<String> machinesOfPool = new HashSet<>();
+        // Surge machines asked for: a refill (standing in for no one) is not seen before it registers, as the cloud's
+        // own replacements are not; both only lower the count until then.
         List<MachineRequests.Request> asked = h.machineRequests.requests().stream()
-                .filter(q -> q.pool().equals(pool) && !q.time().isBefore(start.at())).toList();
+                .filter(q -> q.pool().equals(pool) && !q.time().isBefore(start.at()) && q.surgeFor().isPresent()).toList();
 
         List<java.time.Instant> withdrawn = h.machineRequests.withdrawn().stream().filter(t -> !t.isBefore(start.at())).toList();
         List<String> violations = new ArrayList<>();

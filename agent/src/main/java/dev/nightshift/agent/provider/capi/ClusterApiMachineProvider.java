@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.nightshift.agent.kube.NodeMarks;
+import dev.nightshift.agent.kube.SchedulableNodes;
 import dev.nightshift.agent.provider.Machine;
 import dev.nightshift.agent.provider.KeepsPoolSizes;
 import dev.nightshift.agent.provider.MachineProvider;
@@ -391,7 +392,24 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
      */
     private void deleteStranded(Pool p, int replicas) {
         Set<String> leaving = leaving(p.md());
-        if (leaving.isEmpty() || !p.sets().atRest(replicas, p.machines(), ClusterApi.SET_NAME_LABEL)) {
+        if (!p.sets().atRest(replicas, p.machines(), ClusterApi.SET_NAME_LABEL)) {
+            return;
+        }
+        for (GenericKubernetesResource m : p.machines()) {
+            // Marked by Nightshift (both marks are written together) for a lowering that was never made: an agent stopped
+            // between the two writes. At rest, nothing will remove it; the mark goes, and its partner's removal is asked
+            // again in the usual way.
+            if (!leaving.contains(m.getMetadata().getName()) && m.getMetadata().getDeletionTimestamp() == null
+                    && annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) != null
+                    && annotation(m, ClusterApi.EXCLUDE_NODE_DRAINING_ANNOTATION) != null) {
+                HashMap<String, String> unmark = new HashMap<>();
+                unmark.put(ClusterApi.DELETE_MACHINE_ANNOTATION, null);
+                annotateMachine(m.getMetadata().getName(), unmark);
+                LOG.info("MachineDeployment {}: machine {} was marked to leave for a lowering never made; the mark is removed",
+                        p.md().getMetadata().getName(), m.getMetadata().getName());
+            }
+        }
+        if (leaving.isEmpty()) {
             return;
         }
         for (GenericKubernetesResource m : p.machines()) {
@@ -465,6 +483,14 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
                 return Deletion.deferred("MachineSet " + set + " is removing machine " + leaving.get().getMetadata().getName()
                         + " for a lowered replica; deleting " + machineName + " now would be counted instead");
             }
+            // Planned from a cache: the Machine may have joined since (its nodeRef set, its node Ready). Read it now, so
+            // that a node that can take pods is drained first, never deleted with them (the executor's own check only
+            // knows the node's name when the cache did).
+            Optional<String> joined = joinedSince(machineName);
+            if (joined.isPresent()) {
+                return Deletion.deferred("machine " + machineName + " joined as node " + joined.get()
+                        + ", Ready and schedulable: it is drained first");
+            }
             if (replace) {
                 // The replacement Cluster API creates must be at the pool's desired template.
                 ObjectNode patch = templatePatch(md, target);
@@ -494,6 +520,16 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
             return Deletion.deferred("machine " + machineName + " is in MachineSet " + set + ", and Cluster API removes machines of "
                     + shrinksFirst.map(ms -> ms.getMetadata().getName()).orElse("the oldest old MachineSet") + " first");
         }
+        // One removal at a time per MachineSet: with another live Machine of it marked (a lowering Cluster API has not
+        // acted on yet), it may remove either marked Machine for that lowering. Should this one's lowering then fail, or
+        // not be made, the other would stay marked and live, and the pool end a Machine larger (ProviderModelIT under
+        // load: a lowering's patch refused with 409 after its mark, and Cluster API took the wrong marked Machine).
+        Optional<GenericKubernetesResource> marked = sameSet.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null
+                && annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) != null).findFirst();
+        if (marked.isPresent()) {
+            return Deletion.deferred("MachineSet " + set + " has machine " + marked.get().getMetadata().getName()
+                    + " marked to leave for a lowered replica; replicas are lowered for " + machineName + " once it is gone");
+        }
         // Marked first: once replicas are lowered, the MachineSet removes the marked machine, and nothing undrained.
         annotateMachine(machineName, Map.of(ClusterApi.DELETE_MACHINE_ANNOTATION, "true",
                 ClusterApi.EXCLUDE_NODE_DRAINING_ANNOTATION, "true"));
@@ -504,7 +540,16 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         annotations.put(SurgeRequests.ANNOTATION, requests.write());
         annotations.put(LEAVING, leavingAfter(p, machineName));
         patch.putObject("spec").put("replicas", p.desiredReplicas() + requests.size());
-        patchDeployment(md, patch);
+        try {
+            patchDeployment(md, patch);
+        } catch (RuntimeException refused) {
+            // Not lowered (a concurrent change, 409): the mark goes, so that no later lowering removes this Machine
+            // instead of the one it is for. (A crash between the two writes leaves the mark; the check above then waits.)
+            HashMap<String, String> unmark = new HashMap<>();
+            unmark.put(ClusterApi.DELETE_MACHINE_ANNOTATION, null);
+            annotateMachine(machineName, unmark);
+            throw refused;
+        }
         return Deletion.started("lowered " + md.getMetadata().getName() + "'s replicas to " + (p.desiredReplicas() + requests.size())
                 + ": Cluster API removes machine " + machineName + " of " + name + ", whose stand-in runs");
     }
@@ -646,6 +691,16 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         ((ObjectNode) patch.with("metadata")).put("resourceVersion", md.getMetadata().getResourceVersion());
         client.genericKubernetesResources(ClusterApi.MACHINE_DEPLOYMENTS).inNamespace(settings.namespace())
                 .withName(md.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+    }
+
+    /** The node {@code machine} has now, read from the API server, when that node can take pods. */
+    private Optional<String> joinedSince(String machine) {
+        GenericKubernetesResource fresh = machineResource(machine).get();
+        if (fresh == null) {
+            return Optional.empty();
+        }
+        String node = JSON.valueToTree(fresh).at("/status/nodeRef/name").asText("");
+        return !node.isEmpty() && SchedulableNodes.takesPods(client.nodes().withName(node).get()) ? Optional.of(node) : Optional.empty();
     }
 
     private void annotateMachine(String machine, Map<String, String> annotations) {

@@ -28,11 +28,16 @@ final class RollingPreview {
     private RollingPreview() {
     }
 
-    /** A row from the cluster's nodes (and machines that did not register) as the agent observes them. */
-    static Row observed(DesiredPool pool, List<ObservedNode> nodes, boolean force) {
+    /**
+     * A row from the cluster's nodes (and machines that did not register) as the agent observes them; NODES also counts
+     * the machines the provider knows the node of (a node the agent has not labelled with its pool yet, which a preview,
+     * writing nothing, does not do).
+     */
+    static Row observed(DesiredPool pool, List<ObservedNode> nodes, List<Machine> machines, boolean force) {
         int outdated = (int) nodes.stream().filter(n -> force || pool.outdated(n)).count();
         int current = (int) nodes.stream().filter(n -> !pool.outdated(n) && n.rollHash().isPresent()).count();
-        int registered = (int) nodes.stream().filter(ObservedNode::registered).count();
+        int registered = (int) Math.max(nodes.stream().filter(ObservedNode::registered).count(),
+                machines.stream().filter(m -> !m.deleting() && m.node().isPresent()).count());
         ResolvedPool spec = pool.spec();
         return new Row(pool.name(), spec.pool().role(), outdated, current, spec.pool().minimum(), nodes.size(), spec.pool().maximum(),
                 registered);

@@ -390,7 +390,8 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
             observer.start();
             ObservedCluster observed = observer.observe(MaintenanceState.OPEN, true,
                     selected.stream().map(DesiredPool::name).collect(Collectors.toSet()));
-            List<RollingPreview.Row> rows = selected.stream().map(p -> RollingPreview.observed(p, observed.nodesOf(p.name()), force))
+            List<RollingPreview.Row> rows = selected.stream().map(p -> RollingPreview.observed(p, observed.nodesOf(p.name()),
+                    b.machines().machines(p.name()), force))
                     .toList();
             out.print(RollingPreview.table(rows));
             out.print(RollingPreview.footer(rows));

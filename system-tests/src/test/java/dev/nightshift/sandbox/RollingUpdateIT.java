@@ -47,8 +47,7 @@ class RollingUpdateIT {
     private static final String CLUSTER = "ru";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path tmp;
+    private Path tmp;
 
     private SandboxProcess sandbox;
     private Path requestLog;
@@ -57,7 +56,8 @@ class RollingUpdateIT {
     private MachineApiLogs machineLogs;
 
     @BeforeAll
-    void start() throws Exception {
+    void start(@TempDir Path dir) throws Exception {
+        tmp = dir;
         Path oldSpec = writeSpec(tmp.resolve("spec-old"), "1631.0.0");
         newSpec = writeSpec(tmp.resolve("spec-new"), "1632.0.0");
         requestLog = tmp.resolve("kubernetes-requests.jsonl");
@@ -113,8 +113,8 @@ class RollingUpdateIT {
 
             assertThat(run.exitCode()).isEqualTo(2);
             assertThat(run.stderr()).contains("an agent holds the Lease nightshift-system/nightshift-leader (nightshift-7d9f-abc)");
-            assertThat(kubernetesRequests().subList((int) k8s, kubernetesRequests().size()))
-                    .filter(RollingUpdateIT::fromNightshift).noneMatch(RollingUpdateIT::write);
+            assertThat(kubernetesRequests().subList((int) k8s, kubernetesRequests().size()).stream()
+                    .filter(RollingUpdateIT::fromNightshift).toList()).noneMatch(RollingUpdateIT::write);
         } finally {
             kube.leases().inNamespace("nightshift-system").withName("nightshift-leader").delete();
         }

@@ -39,7 +39,7 @@ public final class Main {
     static CommandLine commandLine(List<Plugin> plugins) {
         CommandLine cli = new CommandLine(new Main());
         plugins.forEach(plugin -> plugin.commands().forEach(cli::addSubcommand));
-        List.of(new RunCommand(plugins), new PlanCommand(), new DiffCommand(), new SimulateCommand(), new WindowsCommand(),
+        List.of(new RunCommand(plugins), new PlanCommand(), new RollingUpdateCommand(plugins), new DiffCommand(), new SimulateCommand(), new WindowsCommand(),
                 new PauseCommand.Pause(), new PauseCommand.Resume(), new CommandLine.HelpCommand()).forEach(cli::addSubcommand);
         cli.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();

@@ -176,44 +176,15 @@ public final class RunCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
             return Optional.empty();
         }
-        if (provider != null) {
-            // The flag names the type; the file's provider.clusterApi settings stay.
-            config = config.with(config.provider().map(p -> p.withType(provider)).orElseGet(() -> new AgentConfig.Provider(provider)));
+        Optional<AgentConfig> provided = ProviderFlags.apply(config, provider, machineApiUrl, machineApiTokenFile,
+                spec.commandLine().getErr());
+        if (provided.isEmpty()) {
+            return Optional.empty();
         }
-        if (machineApiUrl != null || machineApiTokenFile != null) {
-            if (config.provider().isEmpty() || !config.provider().get().type().equals(AgentConfig.Provider.HTTP)) {
-                spec.commandLine().getErr().println("--machine-api-url and --machine-api-token-file are for provider http"
-                        + " (--provider http or provider.type: http)");
-                return Optional.empty();
-            }
-            AgentConfig.Provider.Http http = config.provider().get().http();
-            if (machineApiUrl != null) {
-                Optional<java.net.URI> url = AgentConfigLoader.machineApiUrl(machineApiUrl);
-                if (url.isEmpty()) {
-                    spec.commandLine().getErr().println("--machine-api-url must be an http:// or https:// URL with a host and no user info"
-                            + (machineApiUrl.contains("@") ? "" : ", got \"" + machineApiUrl + "\""));
-                    return Optional.empty();
-                }
-                http = http.withUrl(url.get());
-            }
-            if (machineApiTokenFile != null) {
-                http = http.withTokenFile(machineApiTokenFile);
-            }
-            config = config.with(config.provider().get().with(http));
-        }
+        config = provided.get();
         if (nodeUpdates != null) {
             // The flag names the type; the file's nodeUpdates.job settings stay.
             config = config.with(config.nodeUpdates().withType(nodeUpdates));
-        }
-        String types = String.join(", ", AgentConfig.Provider.TYPES);
-        if (config.provider().isEmpty()) {
-            spec.commandLine().getErr().println("no machine provider is named: set provider.type in the configuration or --provider;"
-                    + " this release has: " + types);
-            return Optional.empty();
-        }
-        if (!AgentConfig.Provider.TYPES.contains(config.provider().get().type())) {
-            spec.commandLine().getErr().println("unknown provider \"" + config.provider().get().type() + "\"; this release has: " + types);
-            return Optional.empty();
         }
         Optional<String> refusal = config.nodeUpdates().refusal(config.provider().get());
         if (refusal.isPresent()) {
@@ -235,13 +206,13 @@ public final class RunCommand implements Callable<Integer> {
         Fence fence = Agent.fence(config, Clock.systemUTC());
         try (StopSignal stop = new StopSignal(Duration.ofSeconds(45));
              KubernetesClient client = kubernetes.client(fence)) {
-            Optional<Backend> backend = backend(config, client, cloud, fence);
+            Optional<Backends.Backend> backend = new Backends(plugins, spec.commandLine().getErr()).create(config, client, cloud, fence);
             if (backend.isEmpty()) {
                 return Main.EXIT_USAGE;
             }
             // With nodeUpdates.type none, the Agent itself puts a NodeUpdater that refuses every call in its place;
             // with job, the Job updater, built with the agent's own client.
-            try (Backend closing = backend.get(); Agent agent = new Agent(config, client, backend.get().machines(), backend.get().nodes(),
+            try (Backends.Backend closing = backend.get(); Agent agent = new Agent(config, client, backend.get().machines(), backend.get().nodes(),
                     Clock.systemUTC(), r -> { }, fence)) {
                 stop.install();
                 agent.start();
@@ -255,87 +226,4 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** What creates and deletes machines, and what updates nodes when node updates are the provider's own. */
-    private record Backend(MachineProvider machines, NodeUpdater nodes, Optional<KubernetesClient> ownClient) implements AutoCloseable {
-
-        Backend(MachineProvider machines, NodeUpdater nodes) {
-            this(machines, nodes, Optional.empty());
-        }
-
-        @Override
-        public void close() {
-            ownClient.ifPresent(KubernetesClient::close);
-        }
-    }
-
-    /**
-     * The backend of the configured provider, or empty after saying on stderr why there is none.
-     * Every provider type is a case of its own: a new type that is not handled here answers "not wired".
-     */
-    private Optional<Backend> backend(AgentConfig config, KubernetesClient client, ScheduledExecutorService cloud, Fence fence) {
-        AgentConfig.Provider provider = config.provider().orElseThrow();
-        Optional<PluggedProvider> plugged = plugins.stream().flatMap(p -> p.providers().stream())
-                .filter(p -> p.type().equals(provider.type())).findFirst();
-        if (plugged.isPresent()) {
-            plugged.get().warning().ifPresent(spec.commandLine().getErr()::println);
-            spec.commandLine().getErr().flush();
-            PluggedProvider.Backend made = plugged.get().factory().create(client, cloud, Clock.systemUTC());
-            return Optional.of(new Backend(made.machines(), made.nodes()));
-        }
-        switch (provider.type()) {
-            case AgentConfig.Provider.CLUSTER_API -> {
-                AgentConfig.Provider.ClusterApi settings = provider.clusterApi();
-                KubernetesClient management = client;
-                if (settings.kubeconfigFile().isPresent()) {
-                    Path file = settings.kubeconfigFile().get();
-                    try {
-                        management = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(file)))
-                                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("nightshift-fence", new FenceInterceptor(fence)))
-                                .build();
-                    } catch (IOException | RuntimeException e) {
-                        // The file is a secret: its name and what went wrong, never its content.
-                        spec.commandLine().getErr().println("provider.clusterApi.kubeconfigFile " + file + " cannot be read as a kubeconfig: "
-                                + e.getClass().getSimpleName());
-                        return Optional.empty();
-                    }
-                }
-                ClusterApiMachineProvider machines = new ClusterApiMachineProvider(management, new ClusterApiSettings(
-                        settings.namespace(), config.cluster().orElseThrow(), settings.infrastructure()), Clock.systemUTC());
-                return Optional.of(new Backend(machines, new NoNodeUpdates(), management == client ? Optional.empty() : Optional.of(management)));
-            }
-            case AgentConfig.Provider.HTTP -> {
-                AgentConfig.Provider.Http settings = provider.http();
-                if (settings.url().isEmpty() || settings.tokenFile().isEmpty()) {
-                    spec.commandLine().getErr().println("provider http needs the machine API's URL (--machine-api-url or provider.http.url)"
-                            + " and its token file (--machine-api-token-file or provider.http.tokenFile)");
-                    return Optional.empty();
-                }
-                Path token = settings.tokenFile().get();
-                if (!Files.isReadable(token)) {
-                    spec.commandLine().getErr().println("the machine API's token file " + token + " cannot be read");
-                    return Optional.empty();
-                }
-                try {
-                    settings.caFile().ifPresent(CaFile::certificates);
-                } catch (IllegalArgumentException e) {
-                    spec.commandLine().getErr().println("provider.http.caFile: " + e.getMessage());
-                    return Optional.empty();
-                }
-                MachineApi api = HttpMachineApiClient.of(new MachineApiEndpoint(settings.url().get(), token, settings.caFile(),
-                        settings.timeout()), fence);
-                HttpMachineProvider machines = new HttpMachineProvider(api);
-                return Optional.of(new Backend(machines, new MachineApiNodeUpdater(api, machines, client)));
-            }
-            case AgentConfig.Provider.SIMULATED -> {
-                // The simulated cloud is the sandbox's: a build without it (the image) has no such provider.
-                spec.commandLine().getErr().println("provider simulated comes with the sandbox, which this build of nightshift"
-                        + " does not have (nightshift.jar has it; the image does not)");
-                return Optional.empty();
-            }
-            default -> {
-                spec.commandLine().getErr().println("provider \"" + provider.type() + "\" is not wired into run");
-                return Optional.empty();
-            }
-        }
-    }
 }

@@ -1,5 +1,7 @@
 package dev.nightshift.agent.config;
 
+import dev.nightshift.agent.reconcile.ManagedPools;
+
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -30,6 +32,7 @@ import dev.nightshift.strategies.ValidationStreak;
  * @param provider       the machine provider; none is assumed, since the wrong one acts on the wrong machines
  * @param nodeUpdates    what updates nodes in place and restarts kubelets; by default what the provider's default is
  * @param notifications  where commit statuses and events go ({@code notifications:}); nowhere by default
+ * @param pools          which pools the agent acts on ({@code pools: {include, roles}}); every pool by default
  */
 public record AgentConfig(
         Git git,
@@ -42,7 +45,16 @@ public record AgentConfig(
         Validation validation,
         Optional<Provider> provider,
         NodeUpdates nodeUpdates,
-        NotificationSettings notifications) {
+        NotificationSettings notifications,
+        ManagedPools pools) {
+
+    /** Every pool managed. */
+    public AgentConfig(Git git, Optional<String> cluster, Http http, Webhook webhook, Path cacheDir, boolean dryRun,
+                       LeaderElection leaderElection, Validation validation, Optional<Provider> provider, NodeUpdates nodeUpdates,
+                       NotificationSettings notifications) {
+        this(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications,
+                ManagedPools.ALL);
+    }
 
     /** Without notifications. */
     public AgentConfig(Git git, Optional<String> cluster, Http http, Webhook webhook, Path cacheDir, boolean dryRun,
@@ -426,29 +438,29 @@ public record AgentConfig(
 
     public AgentConfig with(Overrides o) {
         return new AgentConfig(git.with(o), o.cluster().or(this::cluster), o.httpPort().map(Http::new).orElse(http), webhook,
-                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates, notifications);
+                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates, notifications, pools);
     }
 
     /** Another {@code git:} group. */
     public AgentConfig with(Git source) {
-        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications);
+        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications, pools);
     }
 
     public AgentConfig with(Webhook hook) {
-        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications);
+        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications, pools);
     }
 
     public AgentConfig with(LeaderElection election) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates, notifications);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates, notifications, pools);
     }
 
     public AgentConfig with(Validation checks) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates, notifications);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates, notifications, pools);
     }
 
     public AgentConfig with(Provider machines) {
         return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, Optional.of(machines),
-                nodeUpdates, notifications);
+                nodeUpdates, notifications, pools);
     }
 
     /**
@@ -460,11 +472,17 @@ public record AgentConfig(
     }
 
     public AgentConfig with(NodeUpdates updates) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates, notifications);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates, notifications, pools);
     }
 
     /** Other {@code notifications:}. */
     public AgentConfig with(NotificationSettings other) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, other);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, other, pools);
+    }
+
+    /** Other {@code pools:}. */
+    public AgentConfig with(ManagedPools managed) {
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates,
+                notifications, managed);
     }
 }

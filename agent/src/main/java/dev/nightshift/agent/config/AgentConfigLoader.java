@@ -1,5 +1,9 @@
 package dev.nightshift.agent.config;
 
+import dev.nightshift.agent.reconcile.ManagedPools;
+import dev.nightshift.spec.model.PoolRole;
+import java.util.LinkedHashSet;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -150,6 +154,7 @@ public final class AgentConfigLoader {
         Fields notifications = section(top, "notifications");
         Fields commitStatus = section(notifications, "commitStatus");
         Fields slack = section(notifications, "slack");
+        Fields pools = section(top, "pools");
 
         AgentConfig d = AgentConfig.DEFAULTS;
         AgentConfig.LeaderElection leader = leaderElection(election, d.leaderElection());
@@ -169,6 +174,7 @@ public final class AgentConfigLoader {
                 leader, checks, provider(top, provider, clusterApi, httpProvider), AgentConfig.NodeUpdates.DEFAULT);
         config = config.with(nodeUpdates(errors, top, nodeUpdates, job, config.provider()));
         config = config.with(NotificationsSection.read(notifications, commitStatus, slack));
+        config = config.with(managedPools(pools));
 
         AgentConfig.Auth credentials = config.git().auth();
         if (credentials.sshKeyFile().isPresent() && credentials.knownHostsFile().isEmpty()) {
@@ -179,7 +185,7 @@ public final class AgentConfigLoader {
             auth.error("tokenEnv", auth.take("tokenEnv").orElseThrow(), "give tokenFile or tokenEnv, not both");
         }
         for (Fields section : List.of(top, git, auth, verify, http, webhook, election, validation, provider, clusterApi,
-                httpProvider, nodeUpdates, notifications, commitStatus, slack)) {
+                httpProvider, nodeUpdates, notifications, commitStatus, slack, pools)) {
             section.finish();
         }
         return errors.isEmpty() ? new Result(Optional.of(config), List.of()) : refused(errors);
@@ -292,6 +298,34 @@ public final class AgentConfigLoader {
                 duration(election, "leaseDuration").filter(v -> atLeast(election, "leaseDuration", v, Duration.ofSeconds(2)))
                         .orElse(d.leaseDuration()),
                 d.identity());
+    }
+
+    /**
+     * {@code pools: {include: [...], roles: [...]}}: the pools this agent acts on. An empty list is refused (it would
+     * read as "every pool" or as "none", and neither is what someone writing it means); roles as the spec or kops spell them.
+     */
+    private static ManagedPools managedPools(Fields pools) {
+        Set<String> include = new LinkedHashSet<>();
+        Set<PoolRole> roles = new LinkedHashSet<>();
+        pools.strings("include", "[web, batch]").ifPresent(names -> {
+            if (names.isEmpty()) {
+                pools.refuse("include", "must name at least one pool; leave it out to manage every pool");
+            }
+            include.addAll(names);
+        });
+        pools.strings("roles", "[node, apiserver]").ifPresent(names -> {
+            if (names.isEmpty()) {
+                pools.refuse("roles", "must name at least one role; leave it out to manage every role");
+            }
+            for (String name : names) {
+                Optional<PoolRole> role = ManagedPools.role(name);
+                if (role.isEmpty()) {
+                    pools.refuse("roles", "\"" + name + "\" is not a pool role; the roles are " + ManagedPools.ROLES);
+                }
+                role.ifPresent(roles::add);
+            }
+        });
+        return new ManagedPools(include, roles);
     }
 
     /** {@code validation:}. */

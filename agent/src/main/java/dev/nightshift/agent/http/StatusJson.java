@@ -99,6 +99,9 @@ public final class StatusJson {
                 report.get().refusals().stream().filter(r -> p.pool().equals(r.pool())).toList(),
                 Optional.ofNullable(report.get().providerFailures().get(p.pool())),
                 report.get().eta(), report.get().nodeStates().getOrDefault(p.pool(), List.of())));
+        // Pools this agent leaves to another ({@code pools:} in its configuration): not in {@code pools}, named here.
+        ArrayNode unmanaged = root.putArray("unmanagedPools");
+        report.ifPresent(r -> new java.util.TreeMap<>(r.unmanaged()).forEach((pool, why) -> unmanaged.addObject().put("pool", pool).put("reason", why)));
         root.put("lastError", report.flatMap(ReconcileReport::error).or(() -> lastPollError).orElse(null));
         report.ifPresent(r -> root.put("lastReconcile", r.at().toString()));
         notifications.ifPresent(n -> root.set("notifications", n));

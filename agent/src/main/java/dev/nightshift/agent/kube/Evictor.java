@@ -2,6 +2,7 @@ package dev.nightshift.agent.kube;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,6 +39,14 @@ public final class Evictor implements AutoCloseable {
     }
 
     public EvictionResult evict(String namespace, String pod) {
+        return evictAsync(namespace, pod).join();
+    }
+
+    /**
+     * One eviction, sent without waiting for its answer ({@link ConcurrentEvictions} sends a drain's at once); never
+     * completes exceptionally: a request that fails or gets no answer within 30 s is a {@link EvictionResult.Retry}.
+     */
+    public CompletableFuture<EvictionResult> evictAsync(String namespace, String pod) {
         String url = client.getMasterUrl().toString().replaceAll("/+$", "") + "/api/v1/namespaces/" + namespace + "/pods/"
                 + pod + "/eviction";
         String body;
@@ -49,12 +58,18 @@ public final class Evictor implements AutoCloseable {
         }
         HttpClient http = client.getHttpClient();
         HttpRequest request = http.newHttpRequestBuilder().uri(url).post("application/json", body).build();
-        HttpResponse<String> response;
+        CompletableFuture<HttpResponse<String>> sent;
         try {
-            response = http.sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            return new EvictionResult.Retry(0, "eviction request failed: " + e.getMessage());
+            sent = http.sendAsync(request, String.class);
+        } catch (RuntimeException e) {
+            // The fence's interceptor refuses a write without the lease before anything is sent.
+            return CompletableFuture.completedFuture(new EvictionResult.Retry(0, "eviction request failed: " + e.getMessage()));
         }
+        return sent.orTimeout(30, TimeUnit.SECONDS).handle((response, error) -> error != null
+                ? new EvictionResult.Retry(0, "eviction request failed: " + error.getMessage()) : result(response));
+    }
+
+    private static EvictionResult result(HttpResponse<String> response) {
         int code = response.code();
         if (code == 200 || code == 201) {
             return new EvictionResult.Evicted();

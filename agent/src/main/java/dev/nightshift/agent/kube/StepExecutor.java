@@ -57,7 +57,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
 
     private final KubernetesClient client;
     private final NodePatcher patcher;
-    private final Evictor evictor;
+    /** A drain pass's evictions, sent at once up to a bound. */
+    private final ConcurrentEvictions evictions;
     private final ClusterObserver observer;
     private final MachineProvider machines;
     private final ProviderCapabilities capabilities;
@@ -74,7 +75,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         this.events = events;
         this.client = client;
         this.patcher = new NodePatcher(client);
-        this.evictor = evictor;
+        this.evictions = new ConcurrentEvictions(evictor::evictAsync, ConcurrentEvictions.DEFAULT_BOUND);
         this.observer = observer;
         this.machines = machines;
         this.capabilities = new ProviderCapabilities(machines);
@@ -441,6 +442,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         Map<String, Instant> refusedAt = new HashMap<>();
         int failed = 0;
         int backedOff = 0;
+        List<ConcurrentEvictions.Request> asked = new ArrayList<>();
         for (Pod pod : observer.evictablePods(node)) {
             if (pod.getMetadata().getDeletionTimestamp() != null) {
                 continue;
@@ -452,13 +454,20 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
                 continue;
             }
             namespaces.put(name, pod.getMetadata().getNamespace());
-            EvictionResult result = evictor.evict(pod.getMetadata().getNamespace(), name);
+            asked.add(new ConcurrentEvictions.Request(pod.getMetadata().getNamespace(), name));
+        }
+        // All at once (bounded): the pass costs the slowest answer, not the sum; each answer is then judged on its own.
+        List<EvictionResult> results = evictions.evict(asked);
+        // Taken once the answers are in: the backoff runs from the refusal, not from the request.
+        Instant answered = clock.instant();
+        for (int i = 0; i < asked.size(); i++) {
+            String name = asked.get(i).pod();
+            EvictionResult result = results.get(i);
             if (result instanceof EvictionResult.Evicted || result instanceof EvictionResult.NotFound) {
                 evictedPods.add(name);
             } else if (result instanceof EvictionResult.BlockedByBudget b) {
                 blockedBy.put(name, b.budget());
-                // Taken once the answer is in: the backoff runs from the refusal, not from the request.
-                refusedAt.put(name, clock.instant());
+                refusedAt.put(name, answered);
             } else if (result instanceof EvictionResult.Retry r) {
                 failed++;
                 LOG.info("eviction of {} on {} will be retried: {} {}", name, node, r.status(), r.message());

@@ -48,10 +48,16 @@ final class PoolRecordWriter implements PoolRecords {
      */
     @Override
     public void write(Map<String, PoolStatus> statuses, ObservedCluster observed, ObservedDurations durations) {
+        write(statuses, observed, durations, Set.of());
+    }
+
+    @Override
+    public void write(Map<String, PoolStatus> statuses, ObservedCluster observed, ObservedDurations durations, Set<String> unmanaged) {
         Set<String> pools = new TreeSet<>(statuses.keySet());
         pools.addAll(accepted.recordedPools());
         observed.poolStatus().keySet().stream().filter(p -> observer.statusRecord(namespace, p)
                 .flatMap(PoolStatusRecords::accepted).isPresent()).forEach(pools::add);
+        pools.removeAll(unmanaged);
         for (String pool : pools) {
             PoolStatus s = statuses.getOrDefault(pool, observed.status(pool));
             Optional<String> token = accepted.takeForceTokenToRecord(pool);

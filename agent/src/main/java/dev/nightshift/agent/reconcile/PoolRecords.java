@@ -15,4 +15,10 @@ interface PoolRecords {
      * @param durations each pool's observed durations
      */
     void write(Map<String, PoolStatus> statuses, ObservedCluster observed, ObservedDurations durations);
+
+    /** As above, leaving alone the records of {@code unmanaged} pools: whoever manages them writes them. */
+    default void write(Map<String, PoolStatus> statuses, ObservedCluster observed, ObservedDurations durations,
+                       java.util.Set<String> unmanaged) {
+        write(statuses, observed, durations);
+    }
 }

@@ -53,8 +53,21 @@ final class ReconcilePass implements Reconciler.Pass {
     /**
      * @param validationsRequired consecutive successful validations a pool needs before it starts and between batches
      */
-    record Settings(int validationsRequired, boolean dryRun, Optional<KubernetesVersion> apiServerVersion) {
+    /**
+     * @param managed       the pools this pass acts on; the others are planned for nothing and reported as not managed here
+     * @param ignoreWindows maintenance windows are not consulted (always open, no exclusion): {@code nightshift rolling-update}
+     * @param force         the machines current at the first pass are updated too ({@link ForcedNodes})
+     */
+    record Settings(int validationsRequired, boolean dryRun, Optional<KubernetesVersion> apiServerVersion, ManagedPools managed,
+                    boolean ignoreWindows, boolean force) {
+
+        Settings(int validationsRequired, boolean dryRun, Optional<KubernetesVersion> apiServerVersion) {
+            this(validationsRequired, dryRun, apiServerVersion, ManagedPools.ALL, false, false);
+        }
     }
+
+    /** Always open, no exclusion: the window state of a run by hand. */
+    private static final WindowState ANY_TIME = new WindowState(true, true, Optional.empty(), Optional.empty(), Optional.empty(), false);
 
     private final Settings settings;
     private final Acceptance acceptance;
@@ -81,6 +94,8 @@ final class ReconcilePass implements Reconciler.Pass {
     /** Since when each pool has had outdated nodes without a break. */
     private final Map<String, Instant> outdatedSince = new HashMap<>();
     private NodeUpdateTracker tracker = new NodeUpdateTracker();
+    /** With {@code force}: the machines shown outdated. */
+    private final ForcedNodes forced = new ForcedNodes();
     /** What was accepted must be read from the pool records before the next pass: at start and at every term as leader. */
     private boolean rebuild = true;
 
@@ -138,16 +153,28 @@ final class ReconcilePass implements Reconciler.Pass {
         if (calendar == null || !calendar.maintenance().equals(spec.maintenance())) {
             calendar = new CachedCalendar(spec.maintenance());
         }
-        WindowState window = calendar.state(now);
-        DesiredCluster desired = new DesiredCluster(spec, acting.get().pools().values().stream().map(DesiredPool::of).toList(),
-                settings.validationsRequired(), cluster.refillsPools());
+        WindowState window = settings.ignoreWindows() ? ANY_TIME : calendar.state(now);
+        // Pools not managed here are planned for nothing: another agent (or nobody) acts on them.
+        Map<String, String> unmanaged = new java.util.TreeMap<>();
+        List<DesiredPool> managed = new ArrayList<>();
+        acting.get().pools().values().forEach(p -> {
+            if (settings.managed().manages(p)) {
+                managed.add(DesiredPool.of(p));
+            } else {
+                unmanaged.put(p.name(), settings.managed().why(p));
+            }
+        });
+        DesiredCluster desired = new DesiredCluster(spec, managed, settings.validationsRequired(), cluster.refillsPools());
         ObservedCluster observed = observe(desired, window);
+        if (settings.force()) {
+            observed = forced.apply(desired, observed);
+        }
         Planned planned = plan(desired, observed, now);
         Executed executed = execute(planned.plan(), desired, observed, acting.get().commit(), now);
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed.steps(), now);
         durations.add(finished);
-        record(executed.statuses(), observed);
-        return Optional.of(report(acting.get(), window, desired, observed, planned, executed, finished, now));
+        record(executed.statuses(), observed, unmanaged.keySet());
+        return Optional.of(report(acting.get(), window, desired, observed, planned, executed, finished, now).withUnmanaged(unmanaged));
     }
 
     /** Accept: what the records say was accepted (at a new term), then the newest good spec if it may be taken. */
@@ -261,9 +288,9 @@ final class ReconcilePass implements Reconciler.Pass {
     }
 
     /** Record: each pool's status record, only by an acting leader. */
-    private void record(Map<String, PoolStatus> statuses, ObservedCluster observed) {
+    private void record(Map<String, PoolStatus> statuses, ObservedCluster observed, Set<String> unmanaged) {
         if (acting()) {
-            records.write(statuses, observed, durations);
+            records.write(statuses, observed, durations, unmanaged);
         }
     }
 

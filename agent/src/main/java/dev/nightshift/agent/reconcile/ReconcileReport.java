@@ -30,6 +30,7 @@ import dev.nightshift.strategies.plan.Plan;
  * @param providerFailures pools whose machine provider failed in this reconcile, with the error: held, the others went on
  * @param nodeStates each planned pool's machines, each in one state a person reads at a glance (the web view's grid)
  * @param calendar the accepted spec's windows and exclusions over the next two weeks (the web view's timeline)
+ * @param unmanaged pools of the spec this agent does not act on ({@code pools:} in its configuration), with why
  */
 public record ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
                               List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
@@ -37,7 +38,19 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
                               Duration took, Optional<String> error, Map<String, PoolTarget> targets,
                               List<UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> eta, List<StepRefusal> refusals,
                               Map<String, String> providerFailures, Map<String, List<NodeStates.NodeState>> nodeStates,
-                              Optional<Upcoming> calendar) {
+                              Optional<Upcoming> calendar, Map<String, String> unmanaged) {
+
+    /** Every pool managed. */
+    public ReconcileReport(Instant at, String revision, WindowState window, Plan plan,
+                           List<StepExecutor.Outcome> outcomes, List<String> rejected, List<String> notices,
+                           Map<String, Integer> overdue, List<NodeUpdate> updates, List<FinishedDrain> drains,
+                           Duration took, Optional<String> error, Map<String, PoolTarget> targets,
+                           List<UpdateFailure> updateFailures, Optional<RolloutEta.Estimate> eta, List<StepRefusal> refusals,
+                           Map<String, String> providerFailures, Map<String, List<NodeStates.NodeState>> nodeStates,
+                           Optional<Upcoming> calendar) {
+        this(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error, targets, updateFailures,
+                eta, refusals, providerFailures, nodeStates, calendar, Map.of());
+    }
 
     /** A node whose update failed: it stays as it is until a person decides. */
     public record UpdateFailure(String pool, String node, String reason) {
@@ -55,6 +68,7 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
         refusals = List.copyOf(refusals);
         providerFailures = Map.copyOf(providerFailures);
         nodeStates = Map.copyOf(nodeStates);
+        unmanaged = Map.copyOf(unmanaged);
     }
 
     /** Without node states or calendar: what was seen of the nodes is only counted. */
@@ -76,42 +90,47 @@ public record ReconcileReport(Instant at, String revision, WindowState window, P
 
     public ReconcileReport withOutcomes(List<StepExecutor.Outcome> outcomes) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar, unmanaged);
     }
 
     public ReconcileReport withRejected(List<String> rejected) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar, unmanaged);
     }
 
     public ReconcileReport withOverdue(Map<String, Integer> overdue) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar, unmanaged);
     }
 
     public ReconcileReport withFinished(List<NodeUpdate> updates, List<FinishedDrain> drains) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar, unmanaged);
     }
 
     public ReconcileReport withTook(Duration took) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar, unmanaged);
     }
 
     public ReconcileReport withRefusals(List<StepRefusal> refusals) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar, unmanaged);
     }
 
     public ReconcileReport withProviderFailures(Map<String, String> providerFailures) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar);
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar, unmanaged);
     }
 
     public ReconcileReport withEstimate(RolloutEta.Estimate estimate) {
         return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
-                targets, updateFailures, Optional.of(estimate), refusals, providerFailures, nodeStates, calendar);
+                targets, updateFailures, Optional.of(estimate), refusals, providerFailures, nodeStates, calendar, unmanaged);
+    }
+
+    public ReconcileReport withUnmanaged(Map<String, String> unmanaged) {
+        return new ReconcileReport(at, revision, window, plan, outcomes, rejected, notices, overdue, updates, drains, took, error,
+                targets, updateFailures, eta, refusals, providerFailures, nodeStates, calendar, unmanaged);
     }
 
     /** A reconcile that failed before it could plan. */

@@ -195,7 +195,7 @@ public final class Agent implements AutoCloseable {
         }
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
-                config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
+                config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()).with(config.pools()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock,
                 this::onReport, events, fence);
         // Alone, it acts from its first reconcile on, and its reports feed the pool series.
@@ -258,6 +258,11 @@ public final class Agent implements AutoCloseable {
             election = new LeaseElection(config.leaderElection(), NAMESPACE, given.getConfiguration(), List.of(apiErrors),
                     new Leadership(), fence, clock);
             election.start();
+        }
+        if (config.pools().restricted()) {
+            LOG.info("pools: only {}{}; the others are not managed here", config.pools().include().isEmpty() ? "every pool"
+                    : "pools " + new java.util.TreeSet<>(config.pools().include()),
+                    config.pools().roles().isEmpty() ? "" : " of roles " + new java.util.TreeSet<>(config.pools().roles()));
         }
         LOG.info("agent started for cluster {} from {}; HTTP on port {}", cluster, source, http.port());
     }

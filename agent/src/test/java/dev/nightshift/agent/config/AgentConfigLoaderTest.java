@@ -883,4 +883,35 @@ class AgentConfigLoaderTest {
         }
         return dir;
     }
+
+    @Test
+    void poolsRestrictTheAgentToNamedPoolsAndRolesAsKopsOrTheSpecSpellsThem() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                pools:
+                  include: [web, batch]
+                  roles: [Node, apiserver]
+                """);
+
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.config().orElseThrow().pools()).isEqualTo(new dev.nightshift.agent.reconcile.ManagedPools(
+                java.util.Set.of("web", "batch"), java.util.Set.of(dev.nightshift.spec.model.PoolRole.NODE,
+                        dev.nightshift.spec.model.PoolRole.APISERVER)));
+    }
+
+    @Test
+    void anUnknownRoleOrAnEmptyIncludeIsRefusedAtItsLine() {
+        AgentConfigLoader.Result r = loader.parse("agent.yaml", """
+                cluster: c
+                pools:
+                  include: []
+                  roles: [worker]
+                  exclude: [db]
+                """);
+
+        assertThat(r.config()).isEmpty();
+        assertThat(r.errors()).anySatisfy(e -> assertThat(e).startsWith("agent.yaml:3:").contains("pools.include")
+                        .contains("at least one pool"))
+                .anySatisfy(e -> assertThat(e).startsWith("agent.yaml:4:").contains("\"worker\" is not a pool role"))
+                .anySatisfy(e -> assertThat(e).startsWith("agent.yaml:5:").contains("exclude"));
+    }
 }

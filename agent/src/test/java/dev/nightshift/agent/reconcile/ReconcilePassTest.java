@@ -69,7 +69,11 @@ class ReconcilePassTest {
     }
 
     private ReconcilePass pass(boolean dryRun) {
-        return new ReconcilePass(new ReconcilePass.Settings(1, dryRun, Optional.empty()), acceptance, cluster, new RolloutPlanner(),
+        return pass(new ReconcilePass.Settings(1, dryRun, Optional.empty()));
+    }
+
+    private ReconcilePass pass(ReconcilePass.Settings settings) {
+        return new ReconcilePass(settings, acceptance, cluster, new RolloutPlanner(),
                 (desired, observed, now) -> step -> guard.check(step), step -> {
                     log.add("execute " + name(step));
                     executed.add(step);
@@ -396,5 +400,34 @@ class ReconcilePassTest {
         public PoolDurations recordedDurations(String pool) {
             return PoolDurations.NONE;
         }
+    }
+
+    @Test
+    void aPoolNotManagedHereIsPlannedForNothingAndReportedAsSuch() {
+        outdatedNodes(3, 1);
+
+        ReconcileReport report = pass(new ReconcilePass.Settings(1, false, Optional.empty(),
+                new ManagedPools(java.util.Set.of("batch"), java.util.Set.of()), false, false)).run(offered(), NOW).orElseThrow();
+
+        assertThat(executed).isEmpty();
+        assertThat(report.plan().reports()).doesNotContainKey("web");
+        assertThat(report.unmanaged()).containsOnlyKeys("web");
+        assertThat(report.unmanaged().get("web")).startsWith("not managed here");
+        assertThat(written).allMatch(w -> !w.containsKey("web"));
+    }
+
+    @Test
+    void forceShowsTheCurrentNodesOfAManagedPoolAsOutdated() {
+        List<ObservedNode> nodes = IntStream.rangeClosed(1, 3).mapToObj(i -> ObservedNode.ready("web-" + i, "web", NOW.minusSeconds(3600))
+                .toBuilder().rollHash(WEB.rollHash()).kubeletHash(WEB.kubeletHash()).managedLabels(WEB.labels()).build()).toList();
+        cluster.observed = new ObservedCluster(nodes, true, MaintenanceState.OPEN, Map.of("web", PoolStatus.NEW.withValidationStreak(1)));
+
+        ReconcileReport plain = pass(false).run(offered(), NOW).orElseThrow();
+        ReconcileReport forced = pass(new ReconcilePass.Settings(1, false, Optional.empty(), ManagedPools.ALL, true, true))
+                .run(offered(), NOW).orElseThrow();
+
+        assertThat(plain.plan().reports().get("web").outdated()).isZero();
+        assertThat(forced.plan().reports().get("web").outdated()).isEqualTo(3);
+        assertThat(executed).as("the forced pool starts its rollout").isNotEmpty();
     }
 }

@@ -32,7 +32,8 @@ public record WorkerPoolSpec(
         int progressDeadlineSeconds,
         Duration interval,
         boolean drainAndTerminate,
-        MachineControllerManager machineControllerManager) {
+        MachineControllerManager machineControllerManager,
+        Optional<Rollout> rollout) {
 
     /** Annotation whose value, a token not used before, lets a new in-place change through. */
     public static final String FORCE_IN_PLACE_UPDATE = "nightshift.dev/force-in-place-update";

@@ -279,6 +279,8 @@ public final class Simulator {
             if (r.failed() > 0) {
                 b.append(", ").append(r.failed()).append(" failed");
             }
+            r.status().halt().ifPresent(h -> b.append("; halted in wave ").append(h.wave()).append(": ").append(h.check())
+                    .append(' ').append(h.value()).append(' ').append(h.threshold()));
             r.blockedDrains().forEach(d -> b.append("; drain of ").append(d.node()).append(" blocked by pod ")
                     .append(d.eviction().pod()).append(" (budget ").append(d.eviction().disruptionBudget()).append(')'));
             nodes.values().stream().filter(n -> n.registered() && !n.ready())

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.sandbox.demo.BulkWorkloads;
 import dev.nightshift.sandbox.demo.Demo;
 import dev.nightshift.sandbox.demo.DemoConsole;
@@ -133,10 +134,17 @@ public final class Sandbox implements AutoCloseable {
     private final Optional<SpecSet> specs;
     private final PrintStream out;
     private final Clock clock;
+    private final AgentConfig.Health health;
     private EmbeddedWorld world;
 
     /** {@code specs}: the valid specs loaded from {@code options.spec()}, holding {@code options.cluster()}; none without a spec. */
     public Sandbox(Options options, Optional<SpecSet> specs, PrintStream out, Clock clock) {
+        this(options, specs, out, clock, AgentConfig.Health.NONE);
+    }
+
+    /** @param health the Prometheus the rollout health checks ask ({@code --prometheus-url}), for its agent or the one it configures */
+    public Sandbox(Options options, Optional<SpecSet> specs, PrintStream out, Clock clock, AgentConfig.Health health) {
+        this.health = health;
         if (specs.isPresent() != options.spec().isPresent()) {
             throw new IllegalArgumentException("specs are loaded from the spec, and only from it");
         }
@@ -174,7 +182,7 @@ public final class Sandbox implements AutoCloseable {
         }
         if (options.machines() == EmbeddedWorld.Machines.HTTP) {
             seedMachineApi(pools, bastions);
-            world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()));
+            world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()), health);
             world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + specDir);
             return announced();
         }
@@ -189,7 +197,7 @@ public final class Sandbox implements AutoCloseable {
         if (options.podsPerNode() > 0) {
             world.workloads().startRescheduling();
         }
-        world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()));
+        world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()), health);
         world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + specDir);
         return announced();
     }
@@ -217,7 +225,7 @@ public final class Sandbox implements AutoCloseable {
         } else {
             seedMachineApi(pools, bastions);
         }
-        world.writeAgentConfig(cluster.name());
+        world.writeAgentConfig(cluster.name(), health);
         world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: cluster " + cluster.name() + " from "
                 + options.spec().orElseThrow() + (clusterApi ? " on Cluster API" : ""), Optional.of(cluster.name()));
         return announced();

@@ -28,6 +28,7 @@ import dev.nightshift.strategies.ValidationStreak;
  * @param validation     how many consecutive successful cluster validations a pool needs, and how far apart
  * @param provider       the machine provider; none is assumed, since the wrong one acts on the wrong machines
  * @param nodeUpdates    what updates nodes in place and restarts kubelets; by default what the provider's default is
+ * @param health         where the rollout health checks ask Prometheus ({@code health.prometheus}); none by default
  */
 public record AgentConfig(
         Git git,
@@ -39,7 +40,35 @@ public record AgentConfig(
         LeaderElection leaderElection,
         Validation validation,
         Optional<Provider> provider,
-        NodeUpdates nodeUpdates) {
+        NodeUpdates nodeUpdates,
+        Health health) {
+
+    /** Without {@code health:}: every Prometheus check is unknown, so a pool with one halts after its soak. */
+    public AgentConfig(Git git, Optional<String> cluster, Http http, Webhook webhook, Path cacheDir, boolean dryRun,
+                       LeaderElection leaderElection, Validation validation, Optional<Provider> provider, NodeUpdates nodeUpdates) {
+        this(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, Health.NONE);
+    }
+
+    /**
+     * {@code health.prometheus}: the Prometheus the rollout health checks query.
+     *
+     * @param prometheusUrl its base URL ({@code /api/v1/query} is appended)
+     * @param tokenFile     a bearer token, read on every query, never logged
+     * @param caFile        PEM CA certificates for {@code https://}
+     * @param timeout       per query
+     */
+    public record Health(Optional<URI> prometheusUrl, Optional<Path> tokenFile, Optional<Path> caFile, Duration timeout) {
+
+        public static final Health NONE = new Health(Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(5));
+
+        public Health withPrometheusUrl(URI url) {
+            return new Health(Optional.of(url), tokenFile, caFile, timeout);
+        }
+    }
+
+    public AgentConfig with(Health checks) {
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, checks);
+    }
 
     /**
      * The spec repository ({@code git:}).
@@ -417,29 +446,29 @@ public record AgentConfig(
 
     public AgentConfig with(Overrides o) {
         return new AgentConfig(git.with(o), o.cluster().or(this::cluster), o.httpPort().map(Http::new).orElse(http), webhook,
-                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates);
+                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates, health);
     }
 
     /** Another {@code git:} group. */
     public AgentConfig with(Git source) {
-        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates);
+        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, health);
     }
 
     public AgentConfig with(Webhook hook) {
-        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates);
+        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, health);
     }
 
     public AgentConfig with(LeaderElection election) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates, health);
     }
 
     public AgentConfig with(Validation checks) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates, health);
     }
 
     public AgentConfig with(Provider machines) {
         return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, Optional.of(machines),
-                nodeUpdates);
+                nodeUpdates, health);
     }
 
     /**
@@ -451,6 +480,6 @@ public record AgentConfig(
     }
 
     public AgentConfig with(NodeUpdates updates) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates, health);
     }
 }

@@ -58,7 +58,8 @@ final class PoolRecordWriter implements PoolRecords {
             if (token.isPresent()) {
                 Set<String> tokens = new HashSet<>(s.usedForceTokens());
                 tokens.add(token.get());
-                s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
+                s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused(),
+                        s.rollout(), s.resumedAt());
             }
             Map<String, String> data = PoolStatusRecords.data(s, accepted.accepted(pool), accepted.why(pool), durations.of(pool));
             Optional<ConfigMap> existing = observer.statusRecord(namespace, pool);

@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.health.HealthJudge;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
@@ -57,6 +58,7 @@ final class ReconcilePass implements Reconciler.Pass {
     }
 
     private final Settings settings;
+    private final HealthJudge health;
     private final Acceptance acceptance;
     private final ClusterView cluster;
     private final RolloutPlanner planner;
@@ -92,6 +94,15 @@ final class ReconcilePass implements Reconciler.Pass {
     ReconcilePass(Settings settings, Acceptance acceptance, ClusterView cluster, RolloutPlanner planner, StepGuard.PerPass guards,
                   StepRunner runner, StepNotes notes, PoolRecords records, BooleanSupplier apiServer, Duration validationInterval,
                   BooleanSupplier leading, EtaRefresh eta, Clock clock) {
+        this(settings, acceptance, cluster, planner, guards, runner, notes, records, apiServer, validationInterval, leading, eta,
+                clock, HealthJudge.NONE);
+    }
+
+    /** @param health judges the rolling pools' health checks (Prometheus, workloads) in the observe stage */
+    ReconcilePass(Settings settings, Acceptance acceptance, ClusterView cluster, RolloutPlanner planner, StepGuard.PerPass guards,
+                  StepRunner runner, StepNotes notes, PoolRecords records, BooleanSupplier apiServer, Duration validationInterval,
+                  BooleanSupplier leading, EtaRefresh eta, Clock clock, HealthJudge health) {
+        this.health = health;
         this.settings = settings;
         this.acceptance = acceptance;
         this.cluster = cluster;
@@ -141,7 +152,8 @@ final class ReconcilePass implements Reconciler.Pass {
         WindowState window = calendar.state(now);
         DesiredCluster desired = new DesiredCluster(spec, acting.get().pools().values().stream().map(DesiredPool::of).toList(),
                 settings.validationsRequired(), cluster.refillsPools());
-        ObservedCluster observed = observe(desired, window);
+        ObservedCluster seen = observe(desired, window);
+        ObservedCluster observed = seen.withHealth(health.verdicts(desired, seen, now));
         Planned planned = plan(desired, observed, now);
         Executed executed = execute(planned.plan(), desired, observed, acting.get().commit(), now);
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed.steps(), now);

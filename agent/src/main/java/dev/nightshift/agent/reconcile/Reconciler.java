@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.health.HealthJudge;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
@@ -100,6 +101,13 @@ public final class Reconciler implements AutoCloseable {
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
                       EventRecorder events, Fence fence) {
+        this(settings, client, observer, executor, apiServerReady, planner, clock, reports, events, fence, HealthJudge.NONE);
+    }
+
+    /** @param health judges the rolling pools' health checks; {@link HealthJudge#NONE}: pools with checks stay unknown */
+    public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
+                      BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
+                      EventRecorder events, Fence fence, HealthJudge health) {
         AcceptedSpecs accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace());
         EtaRefresh eta = new EtaRefresh(new RolloutEta(planner.nodeUpdates()));
         this.leading = settings.leading();
@@ -107,7 +115,7 @@ public final class Reconciler implements AutoCloseable {
                 settings.apiServerVersion()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
                 new DisruptionStage(), executor::execute, new WhyEvents(events),
                 new PoolRecordWriter(client, observer, settings.namespace(), accepted), apiServerReady,
-                settings.validationInterval(), () -> leading && fence.held(), eta, clock);
+                settings.validationInterval(), () -> leading && fence.held(), eta, clock, health);
         this.clock = clock;
         this.reports = reports;
         this.closing = eta;

@@ -41,6 +41,15 @@ public final class DemoCommand implements Callable<Integer> {
                     + " or http (the embedded machine API, called over HTTP by the agent's http provider; the demo's story).")
     private String provider;
 
+    @Option(names = "--prometheus-url", paramLabel = "URL",
+            description = "The Prometheus the rollout health checks (spec rollout.healthChecks) query, e.g. http://127.0.0.1:9090.")
+    private java.net.URI prometheusUrl;
+
+    private dev.nightshift.agent.config.AgentConfig.Health health() {
+        return prometheusUrl == null ? dev.nightshift.agent.config.AgentConfig.Health.NONE
+                : dev.nightshift.agent.config.AgentConfig.Health.NONE.withPrometheusUrl(prometheusUrl);
+    }
+
     @picocli.CommandLine.Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
@@ -66,7 +75,7 @@ public final class DemoCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         try (Demo demo = new Demo(new Demo.Options(httpPort, exitWhenDone, Duration.ofSeconds(timeoutSeconds),
-                Optional.ofNullable(dir), machines), System.out)) {
+                Optional.ofNullable(dir), machines), System.out, health())) {
             return demo.run();
         }
     }

@@ -98,6 +98,15 @@ public final class SandboxCommand implements Callable<Integer> {
                     + " agent null with --no-agent, agentConfig null but with --no-agent and --spec).")
     private Path info;
 
+    @Option(names = "--prometheus-url", paramLabel = "URL",
+            description = "The Prometheus the rollout health checks (spec rollout.healthChecks) query, e.g. http://127.0.0.1:9090.")
+    private java.net.URI prometheusUrl;
+
+    private dev.nightshift.agent.config.AgentConfig.Health health() {
+        return prometheusUrl == null ? dev.nightshift.agent.config.AgentConfig.Health.NONE
+                : dev.nightshift.agent.config.AgentConfig.Health.NONE.withPrometheusUrl(prometheusUrl);
+    }
+
     @Option(names = "--provider", paramLabel = "NAME",
             description = "Where the machines come from (default simulated; with --no-agent, http): simulated, cluster-api (a"
                     + " MachineDeployment per pool, played by embedded Cluster API controllers; its nodes are always adopted), or"
@@ -172,7 +181,7 @@ public final class SandboxCommand implements Callable<Integer> {
                      new Sandbox.Scale(bulkPodsPerNode, Optional.ofNullable(kubernetesRequestLog)),
                      machineApiPoolLabel ? MachineApiCloud.Registration.WITH_POOL_LABEL : MachineApiCloud.Registration.REQUEST_LABELS),
                      specs, System.out,
-                     Clock.systemUTC())) {
+                     Clock.systemUTC(), health())) {
             stop.install();
             sandbox.start();
             stop.await();

@@ -388,10 +388,15 @@ public final class EmbeddedWorld implements AutoCloseable {
 
     /** Starts the agent on the repository, managing {@code cluster}, its HTTP server on {@code httpPort} (0: any free one). */
     public Agent startAgent(String cluster, int httpPort, Consumer<ReconcileReport> reports) throws Exception {
+        return startAgent(cluster, httpPort, reports, AgentConfig.Health.NONE);
+    }
+
+    /** With the rollout health checks asking the Prometheus {@code health} names ({@code --prometheus-url}). */
+    public Agent startAgent(String cluster, int httpPort, Consumer<ReconcileReport> reports, AgentConfig.Health health) throws Exception {
         DemoRepository repo = repository();
         AgentConfig config = AgentConfig.DEFAULTS.with(new AgentConfig.Overrides(Optional.of(repo.url()), Optional.of("main"),
                 Optional.of(""), Optional.of(POLL), Optional.of(cluster), Optional.of(httpPort),
-                Optional.of(dir.resolve("cache")), Optional.of(false)));
+                Optional.of(dir.resolve("cache")), Optional.of(false))).with(health);
         Agent starting;
         if (machines == Machines.CLUSTER_API) {
             // Cluster API has no node updates of its own: kubelet restarts and in-place updates are privileged Jobs on the nodes.
@@ -430,6 +435,11 @@ public final class EmbeddedWorld implements AutoCloseable {
      * against this world's machine API and its token file. Returns the file, which {@link #facts()} names from then on.
      */
     public Path writeAgentConfig(String cluster) throws IOException {
+        return writeAgentConfig(cluster, AgentConfig.Health.NONE);
+    }
+
+    /** With {@code health.prometheus.url} when {@code health} names a Prometheus. */
+    public Path writeAgentConfig(String cluster, AgentConfig.Health health) throws IOException {
         DemoRepository repository = repository();
         StringBuilder yaml = new StringBuilder();
         yaml.append("# nightshift run --config ").append(dir.resolve(AGENT_CONFIG)).append(" --kubeconfig ").append(kubeconfig).append('\n');
@@ -460,6 +470,8 @@ public final class EmbeddedWorld implements AutoCloseable {
             yaml.append("    url: ").append(quoted(machineApi.url())).append('\n');
             yaml.append("    tokenFile: ").append(quoted(machineApi.tokenFile().toString())).append('\n');
         }
+        health.prometheusUrl().ifPresent(url -> yaml.append("health:  # the rollout health checks\n  prometheus: {url: ")
+                .append(quoted(url.toString())).append("}\n"));
         Path file = dir.resolve(AGENT_CONFIG);
         Files.writeString(file, yaml.toString(), java.nio.charset.StandardCharsets.UTF_8);
         agentConfig = file;

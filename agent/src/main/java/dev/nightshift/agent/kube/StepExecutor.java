@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 
+import dev.nightshift.agent.health.EvictedWorkloads;
 import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.provider.ProviderCapabilities;
@@ -64,6 +65,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     private final NodeUpdater nodeUpdates;
     private final Clock clock;
     private final EventRecorder events;
+    private final EvictedWorkloads evictedWorkloads;
 
     /**
      * @param machines    creates and deletes machines
@@ -71,6 +73,13 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
      */
     public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
                         NodeUpdater nodeUpdates, Clock clock, EventRecorder events) {
+        this(client, evictor, observer, machines, nodeUpdates, clock, events, new EvictedWorkloads());
+    }
+
+    /** @param evictedWorkloads told of every pod a drain evicted: the {@code workloadsAvailable} check follows their workloads */
+    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
+                        NodeUpdater nodeUpdates, Clock clock, EventRecorder events, EvictedWorkloads evictedWorkloads) {
+        this.evictedWorkloads = evictedWorkloads;
         this.events = events;
         this.client = client;
         this.patcher = new NodePatcher(client);
@@ -431,6 +440,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             EvictionResult result = evictor.evict(pod.getMetadata().getNamespace(), name);
             if (result instanceof EvictionResult.Evicted || result instanceof EvictionResult.NotFound) {
                 evictedPods.add(name);
+                if (result instanceof EvictionResult.Evicted) {
+                    evictedWorkloads.evicted(step.pool(), pod, now);
+                }
             } else if (result instanceof EvictionResult.BlockedByBudget b) {
                 blockedBy.put(name, b.budget());
                 // Taken once the answer is in: the backoff runs from the refusal, not from the request.

@@ -38,10 +38,12 @@ import dev.nightshift.agent.http.WebView;
 import dev.nightshift.agent.http.WebhookVerifier;
 import dev.nightshift.agent.kube.ApiServerProbe;
 import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.health.EvictedWorkloads;
 import dev.nightshift.agent.health.HealthChecks;
 import dev.nightshift.agent.health.PrometheusClient;
 import dev.nightshift.agent.health.PrometheusEndpoint;
 import dev.nightshift.agent.health.PrometheusQueries;
+import dev.nightshift.agent.health.WorkloadsAvailability;
 import dev.nightshift.agent.health.WorkloadsCheck;
 import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.report.RolloutProgressJson;
@@ -185,11 +187,12 @@ public final class Agent implements AutoCloseable {
         if (jobs.isPresent()) {
             nodeUpdates = new JobNodeUpdater(client, jobs.get(), provider, events, clock);
         }
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events);
+        EvictedWorkloads evictedWorkloads = new EvictedWorkloads();
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events, evictedWorkloads);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock,
-                this::onReport, events, fence, healthChecks(config.health()));
+                this::onReport, events, fence, healthChecks(config.health(), WorkloadsAvailability.of(evictedWorkloads, client)));
         // Alone, it acts from its first reconcile on, and its reports feed the pool series.
         metrics.leading(!config.leaderElection().enabled());
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
@@ -377,14 +380,14 @@ public final class Agent implements AutoCloseable {
     }
 
     /** The rollout health checks: Prometheus as configured (none: every Prometheus check is unknown, never passing). */
-    private static HealthChecks healthChecks(AgentConfig.Health health) {
+    private static HealthChecks healthChecks(AgentConfig.Health health, WorkloadsCheck workloads) {
         PrometheusQueries prometheus = health.prometheusUrl()
                 .<PrometheusQueries>map(url -> new PrometheusClient(new PrometheusEndpoint(url, health.tokenFile(), health.caFile(),
                         health.timeout())))
                 .orElse(PrometheusQueries.NONE);
         health.prometheusUrl().ifPresent(url -> LOG.info("rollout health checks query Prometheus at {}{}", url,
                 health.tokenFile().map(f -> " with the token in " + f).orElse("")));
-        return new HealthChecks(prometheus, WorkloadsCheck.NONE);
+        return new HealthChecks(prometheus, workloads);
     }
 
     private static GitCredentials credentials(AgentConfig.Auth auth) throws IOException {

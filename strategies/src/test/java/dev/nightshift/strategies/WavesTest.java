@@ -96,6 +96,27 @@ class WavesTest {
         assertThat(Waves.targets(List.of(IntOrPercent.of(1), IntOrPercent.percentOf(100)), 0)).containsExactly(0, 0);
     }
 
+    @Test
+    void simulatedChecksPassUnlessAWaveIsDrawnToFailThem() {
+        DesiredCluster desired = cluster(pool("web", """
+                maxSurge: 1
+                maxUnavailable: 0
+                rollout:
+                  waves: [1, "50%", "100%"]
+                  soak: 5m
+                  healthChecks:
+                  - {name: error-rate, prometheus: {query: up, max: 0.01}}"""));
+
+        SimulationResult passing = new Simulator(planner).run(SimulationSetup.of(desired, "web", 4, CREATE, DRAIN));
+        SimulationResult failing = new Simulator(planner).run(SimulationSetup.of(desired, "web", 4, CREATE, DRAIN)
+                .withFaults(new Faults(0, 0, 0, 0, 0, 0, 0, 1.0), 1));
+
+        assertThat(passing.completed()).as(passing.failureReason()).isTrue();
+        assertThat(failing.completed()).isFalse();
+        assertThat(failing.failureReason()).contains("HALTED", "halted in wave 1: error-rate");
+        assertThat(starts(failing)).as("only the canary started").hasSize(1);
+    }
+
     // ---- maxFailedMachines -------------------------------------------------------------------
 
     @Test

@@ -37,6 +37,40 @@ public final class PoolStatusRecords {
      * cannot undo a resume.
      */
     public static final String RESUMED_AT = NodeMarks.PREFIX + "resumed-at";
+    /**
+     * The data key of the revision a pool refused after its rollout failed and was rolled back ({@code onFailure:
+     * Rollback}): {@code {commit, cluster, pool, reason}} as JSON, the specs in canonical form. Until the pool's spec
+     * changes, a commit offering it again leaves the pool where it was rolled back to, surviving restarts and failover.
+     */
+    public static final String REFUSED = "refusedRevision";
+
+    /** A revision a pool refused: its commit, its Cluster and WorkerPool in canonical form, and why. */
+    public record Refused(String commit, String cluster, String pool, String reason) {
+
+        public String json() {
+            com.fasterxml.jackson.databind.node.ObjectNode o = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+            o.put("commit", commit).put("cluster", cluster).put("pool", pool).put("reason", reason);
+            return o.toString();
+        }
+    }
+
+    /** The refused revision the record holds; empty when none (or unreadable: the pool then takes what is offered). */
+    public static Optional<Refused> refused(ConfigMap map) {
+        String text = map.getData() == null ? null : map.getData().get(REFUSED);
+        if (text == null || text.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode o = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+            return Optional.of(new Refused(o.path("commit").asText(), o.path("cluster").asText(), o.path("pool").asText(),
+                    o.path("reason").asText()));
+        } catch (java.io.IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The data key of the pool's revision history ({@code RevisionHistory}) as JSON: {@code nightshift history} reads it. */
+    public static final String HISTORY = "history";
     /** The data key of the pool's rollout in waves (wave, soak, failed machines, halt) as JSON. */
     public static final String ROLLOUT = "rollout";
 

@@ -140,6 +140,19 @@ final class ReconcilePass implements Reconciler.Pass {
     /** One pass, from the newest good spec offered; empty while nothing is accepted. */
     @Override
     public Optional<ReconcileReport> run(SpecRevision offered, Instant now) {
+        Optional<AcceptedSpecs.Acting> before = acceptance.acting();
+        Optional<ReconcileReport> report = runOnce(offered, now);
+        Optional<AcceptedSpecs.Acting> after = acceptance.acting();
+        // A pool rolled back in this pass (onFailure: Rollback) acts on its last good spec from now on: it is planned
+        // for at once, not at the next resync. Once: a second pass leaves what is acted on as it is.
+        if (report.isPresent() && after.isPresent() && before.isPresent() && after.get() != before.get()
+                && after.get().commit().equals(before.get().commit()) && after.get().commit().equals(report.get().revision())) {
+            return runOnce(offered, now).or(() -> report);
+        }
+        return report;
+    }
+
+    private Optional<ReconcileReport> runOnce(SpecRevision offered, Instant now) {
         apiServer.reset();
         Optional<AcceptedSpecs.Acting> acting = accept(offered);
         if (acting.isEmpty()) {

@@ -114,7 +114,7 @@ public final class Reconciler implements AutoCloseable {
         this.pass = new ReconcilePass(new ReconcilePass.Settings(settings.validationsRequired(), settings.dryRun(),
                 settings.apiServerVersion()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
                 new DisruptionStage(), executor::execute, new WhyEvents(events),
-                new PoolRecordWriter(client, observer, settings.namespace(), accepted), apiServerReady,
+                new PoolRecordWriter(client, observer, settings.namespace(), accepted, clock), apiServerReady,
                 settings.validationInterval(), () -> leading && fence.held(), eta, clock, health);
         this.clock = clock;
         this.reports = reports;

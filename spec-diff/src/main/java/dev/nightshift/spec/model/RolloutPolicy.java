@@ -47,6 +47,11 @@ public record RolloutPolicy(
         return equals(DEFAULT);
     }
 
+    /** Rolled otherwise than today's canary: other waves, a soak or health checks. */
+    public boolean inWaves() {
+        return !waves.equals(DEFAULT_WAVES) || !soak.isZero() || !healthChecks.isEmpty();
+    }
+
     /** "4 waves, 3 soaks of 10m": how plan, diff and the ETA describe it. */
     public String describe() {
         int soaks = soak.isZero() ? 0 : waves.size() - 1;

@@ -69,6 +69,13 @@ public record WorkerPoolSpec(
         return key.startsWith(CONTROL_ANNOTATION_PREFIX);
     }
 
+    /** The same pool rolled out as {@code value} says (a rollback goes back without the checks that failed). */
+    public WorkerPoolSpec withRollout(Optional<Rollout> value) {
+        return new WorkerPoolSpec(name, cluster, annotations, role, minimum, maximum, maxSurge, maxUnavailable, updateStrategy, machine,
+                volume, criName, kubernetesVersion, kubelet, providerConfig, labels, taints, minReadySeconds, progressDeadlineSeconds,
+                interval, drainAndTerminate, machineControllerManager, value);
+    }
+
     /** The annotations copied to the pool's nodes: all but the control annotations. */
     public Map<String, String> nodeAnnotations() {
         Map<String, String> copied = new TreeMap<>(annotations);

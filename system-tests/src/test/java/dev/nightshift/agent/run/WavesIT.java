@@ -26,7 +26,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 
 import dev.nightshift.agent.config.AgentConfig;
+import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.metrics.PrometheusServer;
+import dev.nightshift.agent.report.RevisionHistory;
 import dev.nightshift.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.sandbox.machineapi.MachineLog;
 import io.fabric8.kubernetes.api.model.Node;
@@ -71,7 +73,11 @@ class WavesIT {
         }
     }
 
-    /** Pool web of {@code nodes}, one node at a time (no surge), at {@code version}, rolled as {@code rollout} says. */
+    /**
+     * Pool web of {@code nodes}, one node at a time (no surge), at {@code version}, rolled as {@code rollout} says. At the
+     * first image a long creationTimeout: the machine API's seeded machines were made before the agent started, and one
+     * whose node it has not labelled yet must not pass for a machine that never came up. At the bump, 2 s.
+     */
     private static String pool(int nodes, String version, String rollout) {
         return """
                 apiVersion: nightshift.dev/v1alpha1
@@ -84,10 +90,10 @@ class WavesIT {
                   maxUnavailable: 1
                   interval: 0s
                   machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                  machineControllerManager: {creationTimeout: 2s}
+                  machineControllerManager: {creationTimeout: %s}
                   rollout:
                 %s
-                """.formatted(nodes, nodes + 2, version, rollout.indent(4).stripTrailing());
+                """.formatted(nodes, nodes + 2, version, version.equals("1631.0.0") ? "10m" : "2s", rollout.indent(4).stripTrailing());
     }
 
     private static String checked(String waves, String soak) {
@@ -190,9 +196,43 @@ class WavesIT {
         assertThat(touched(before)).as("old nodes cordoned or deleted").hasSize(1);
         assertThat(web().path("phase").asText()).isEqualTo("HALTED");
         assertThat(new Scrape(h.http("/metrics")).valueOrZero("nightshift_pool_halted", Map.of("pool", "web"))).isEqualTo(1.0);
+        // The pool's history (nightshift history): the initial revision current, the bump halted, with why.
+        RevisionHistory history = RevisionHistory.read(h.kube.client().configMaps().inNamespace(Agent.NAMESPACE)
+                .withName(PoolStatusRecords.name("web")).get().getData().get(PoolStatusRecords.HISTORY));
+        assertThat(history.entries()).extracting(RevisionHistory.Entry::outcome)
+                .containsExactly(RevisionHistory.Outcome.CURRENT, RevisionHistory.Outcome.HALTED);
+        assertThat(history.entries().get(1).note()).isEqualTo("error-rate (0.07, must be <= 0.01) in wave 1");
         assertThat(h.kube.client().v1().events().inNamespace(Agent.NAMESPACE).list().getItems())
                 .anySatisfy(e -> assertThat(e.getReason() + " " + e.getMessage()).startsWith("RolloutHalted Pool web halted")
                         .contains("error-rate (0.07, must be <= 0.01)"));
+    }
+
+    @Test
+    void withRollbackAFailingCanaryIsBroughtBackAndTheFailedRevisionRefusedUntilTheSpecChanges() throws Exception {
+        List<Node> before = startWithPrometheus(3, checked("[1, \"100%\"]", "5s") + "\nonFailure: Rollback");
+        String good = AgentHarness.rollHash(before.get(0));
+
+        await("the canary at the new image Ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> newReadyNodes(before).size() == 1);
+        errorRatio.set(0.07);
+
+        // The canary is replaced again, at the revision the pool was current and healthy at; the rest never moved.
+        await("every node back at the first revision").atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
+                .until(() -> h.nodes("web").size() == 3 && h.nodes("web").stream().allMatch(n -> AgentHarness.rollHash(n).equals(good)
+                        && ready(n) && !Boolean.TRUE.equals(n.getSpec().getUnschedulable())) && web().path("outdated").asInt() == 0);
+        assertThat(touched(before)).as("old nodes cordoned or deleted").hasSize(1);
+        JsonNode status = JSON.readTree(h.http("/status"));
+        assertThat(status.path("rejectedChanges").toString()).contains("web: held at ", " refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1");
+        assertThat(h.kube.client().configMaps().inNamespace(Agent.NAMESPACE).withName(PoolStatusRecords.name("web")).get().getData())
+                .containsKey(PoolStatusRecords.REFUSED);
+
+        // A commit that offers the failed revision again (another file changed) leaves the pool where it is.
+        h.work.write("notes.txt", "unrelated\n");
+        String again = h.work.commitAndPush("unrelated change");
+        await("the agent took the new commit").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                .until(() -> JSON.readTree(h.http("/status")).path("revision").asText().equals(again));
+        Thread.sleep(2_000);
+        assertThat(h.nodes("web")).allSatisfy(n -> assertThat(AgentHarness.rollHash(n)).isEqualTo(good));
     }
 
     @Test

@@ -40,7 +40,7 @@ public final class Main {
         CommandLine cli = new CommandLine(new Main());
         plugins.forEach(plugin -> plugin.commands().forEach(cli::addSubcommand));
         List.of(new RunCommand(plugins), new PlanCommand(), new RollingUpdateCommand(plugins), new DiffCommand(), new SimulateCommand(), new WindowsCommand(),
-                new PauseCommand.Pause(), new PauseCommand.Resume(), new CommandLine.HelpCommand()).forEach(cli::addSubcommand);
+                new PauseCommand.Pause(), new PauseCommand.Resume(), new HistoryCommand(), new CommandLine.HelpCommand()).forEach(cli::addSubcommand);
         cli.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
             c.getErr().println(c.getColorScheme().errorText(ex.getMessage()));

@@ -23,17 +23,29 @@ public final class PauseCommand {
     }
 
     static int setPaused(KubernetesClient client, String pool, boolean paused) {
+        return annotate(client, pool, java.util.Map.of(PoolStatusRecords.PAUSED, Boolean.toString(paused)));
+    }
+
+    /**
+     * Resuming also lifts a halt ({@code HALTED}: failed health checks or {@code maxFailedMachines}): the time of the
+     * resume goes in {@link PoolStatusRecords#RESUMED_AT}, and a halt recorded before it no longer holds the pool.
+     */
+    static int resume(KubernetesClient client, String pool, java.time.Instant now) {
+        return annotate(client, pool, java.util.Map.of(PoolStatusRecords.PAUSED, "false", PoolStatusRecords.RESUMED_AT, now.toString()));
+    }
+
+    private static int annotate(KubernetesClient client, String pool, java.util.Map<String, String> annotations) {
         String name = PoolStatusRecords.name(pool);
         ConfigMap existing = client.configMaps().inNamespace(Agent.NAMESPACE).withName(name).get();
         if (existing == null) {
             client.configMaps().inNamespace(Agent.NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
                     .withNamespace(Agent.NAMESPACE).addToLabels(PoolStatusRecords.LABEL, pool)
-                    .addToAnnotations(PoolStatusRecords.PAUSED, Boolean.toString(paused)).endMetadata().build()).create();
+                    .addToAnnotations(annotations).endMetadata().build()).create();
         } else {
             client.configMaps().inNamespace(Agent.NAMESPACE).withName(name).edit(cm -> {
                 cm.getMetadata().setAnnotations(cm.getMetadata().getAnnotations() == null ? new java.util.HashMap<>()
                         : new java.util.HashMap<>(cm.getMetadata().getAnnotations()));
-                cm.getMetadata().getAnnotations().put(PoolStatusRecords.PAUSED, Boolean.toString(paused));
+                cm.getMetadata().getAnnotations().putAll(annotations);
                 return cm;
             });
         }
@@ -59,7 +71,7 @@ public final class PauseCommand {
         }
     }
 
-    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a paused pool's rollout.")
+    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a paused or halted pool's rollout.")
     public static final class Resume implements Callable<Integer> {
         @Spec
         private CommandSpec spec;
@@ -71,7 +83,7 @@ public final class PauseCommand {
         @Override
         public Integer call() throws Exception {
             try (KubernetesClient client = kubernetes.client()) {
-                setPaused(client, pool, false);
+                resume(client, pool, java.time.Instant.now());
                 spec.commandLine().getOut().println("pool " + pool + " resumed");
                 return 0;
             }

@@ -16,6 +16,7 @@ import dev.nightshift.agent.eta.EtaJson;
 import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.agent.report.RolloutProgressJson;
 import dev.nightshift.agent.report.PoolTargetJson;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.diff.InPlaceHistory;
@@ -109,6 +110,9 @@ final class PlanView {
                     + " is reported, never executed");
             case AWAITING_SELECTION -> blocked.add("nodes wait to be selected: " + String.join(", ", r.awaitingSelection()));
             case FAILED -> blocked.add("a node failed and needs a decision");
+            case HALTED -> blocked.add("the rollout is halted: " + r.status().halt().map(RolloutProgressJson::describe)
+                    .orElse("its checks failed") + "; nothing new starts until nightshift resume --pool " + pool.name()
+                    + " or a new target");
             default -> { }
         }
         if (!r.progressing()) {

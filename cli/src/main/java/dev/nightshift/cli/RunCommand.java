@@ -113,6 +113,10 @@ public final class RunCommand implements Callable<Integer> {
             description = "The file holding the machine API's bearer token (or provider.http.tokenFile); read on every request.")
     private Path machineApiTokenFile;
 
+    @Option(names = "--prometheus-url", paramLabel = "URL",
+            description = "The Prometheus the rollout health checks query (or health.prometheus.url), e.g. http://prometheus:9090.")
+    private String prometheusUrl;
+
     @Option(names = "--node-updates", paramLabel = "TYPE",
             description = "What updates nodes in place and restarts kubelets (or nodeUpdates.type): provider (the machine provider's own; "
                     + "the default with simulated), job (a privileged Job on each node, with any provider; nodeUpdates.job in the "
@@ -171,6 +175,15 @@ public final class RunCommand implements Callable<Integer> {
                 return Optional.empty();
             }
             config = config.with(config.validation().consecutive(validations));
+        }
+        if (prometheusUrl != null) {
+            Optional<java.net.URI> url = AgentConfigLoader.machineApiUrl(prometheusUrl);
+            if (url.isEmpty()) {
+                spec.commandLine().getErr().println("--prometheus-url must be an http:// or https:// URL with a host and no user info"
+                        + (prometheusUrl.contains("@") ? "" : ", got \"" + prometheusUrl + "\""));
+                return Optional.empty();
+            }
+            config = config.with(config.health().withPrometheusUrl(url.get()));
         }
         if (config.git().url().isEmpty() || config.cluster().isEmpty()) {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");

@@ -86,6 +86,10 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Probability that a node falls ill (DiskPressure) at a random time; repaired after healthTimeout.")
     private double unhealthy;
 
+    @Option(names = "--fail-health", defaultValue = "0", paramLabel = "P",
+            description = "Probability that a wave fails the pool's rollout health checks (drawn once per wave; pools with checks only).")
+    private double failHealth;
+
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE}).")
     private OutputFormat output;
 
@@ -109,7 +113,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         DesiredCluster desired = DesiredCluster.of(specs, matches.get(0).cluster(), 1);
         SimulationSetup setup = new SimulationSetup(desired, pool, nodes, seconds(createSeconds), seconds(drainSeconds),
-                Duration.ofSeconds(10), seed, new Faults(jitter, failCreate, neverReady, pdbBlocked, failInPlace, crash, unhealthy),
+                Duration.ofSeconds(10), seed, new Faults(jitter, failCreate, neverReady, pdbBlocked, failInPlace, crash, unhealthy, failHealth),
                 Duration.ofDays(30));
         SimulationResult result = new Simulator(new RolloutPlanner()).run(setup);
         PrintWriter out = spec.commandLine().getOut();

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.sandbox.demo.BulkWorkloads;
 import dev.nightshift.sandbox.demo.Demo;
 import dev.nightshift.sandbox.demo.DemoConsole;
@@ -142,10 +143,17 @@ public final class Sandbox implements AutoCloseable {
     private final Optional<SpecSet> specs;
     private final PrintStream out;
     private final Clock clock;
+    private final AgentConfig.Health health;
     private EmbeddedWorld world;
 
     /** {@code specs}: the valid specs loaded from {@code options.spec()}, holding {@code options.cluster()}; none without a spec. */
     public Sandbox(Options options, Optional<SpecSet> specs, PrintStream out, Clock clock) {
+        this(options, specs, out, clock, AgentConfig.Health.NONE);
+    }
+
+    /** @param health the Prometheus the rollout health checks ask ({@code --prometheus-url}), for its agent or the one it configures */
+    public Sandbox(Options options, Optional<SpecSet> specs, PrintStream out, Clock clock, AgentConfig.Health health) {
+        this.health = health;
         if (specs.isPresent() != options.spec().isPresent()) {
             throw new IllegalArgumentException("specs are loaded from the spec, and only from it");
         }
@@ -157,6 +165,11 @@ public final class Sandbox implements AutoCloseable {
 
     /** Starts the world, seeds it, starts the agent, prints the banner and writes the info file; returns the addresses. */
     /** The {@code --agent-config} fragment laid over the sandbox's own configuration; none: as it is. */
+    /** {@code overlay}, then the health checks' Prometheus ({@code --prometheus-url}) on top. */
+    private java.util.function.UnaryOperator<AgentConfig> withHealth(java.util.function.UnaryOperator<AgentConfig> overlay) {
+        return c -> overlay.apply(c).with(health);
+    }
+
     private java.util.function.UnaryOperator<dev.nightshift.agent.config.AgentConfig> overlay() {
         return options.agentConfig().flatMap(dev.nightshift.agent.config.AgentConfigLoader.Fragment::overlay)
                 .orElse(java.util.function.UnaryOperator.identity());
@@ -189,7 +202,7 @@ public final class Sandbox implements AutoCloseable {
         }
         if (options.machines() == EmbeddedWorld.Machines.HTTP) {
             seedMachineApi(pools, bastions);
-            world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()), overlay());
+            world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()), withHealth(overlay()));
             world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + specDir);
             return announced();
         }
@@ -204,7 +217,7 @@ public final class Sandbox implements AutoCloseable {
         if (options.podsPerNode() > 0) {
             world.workloads().startRescheduling();
         }
-        world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()), overlay());
+        world.startAgent(cluster.name(), options.httpPort(), new DemoConsole(out, clock.instant()), withHealth(overlay()));
         world.banner(out, "Nightshift sandbox: cluster " + cluster.name() + " from " + specDir);
         return announced();
     }
@@ -232,7 +245,7 @@ public final class Sandbox implements AutoCloseable {
         } else {
             seedMachineApi(pools, bastions);
         }
-        world.writeAgentConfig(cluster.name(), options.agentConfig().map(dev.nightshift.agent.config.AgentConfigLoader.Fragment::text));
+        world.writeAgentConfig(cluster.name(), options.agentConfig().map(dev.nightshift.agent.config.AgentConfigLoader.Fragment::text), health);
         world.bannerWithoutAgent(out, "Nightshift sandbox without an agent: cluster " + cluster.name() + " from "
                 + options.spec().orElseThrow() + (clusterApi ? " on Cluster API" : ""), Optional.of(cluster.name()));
         return announced();

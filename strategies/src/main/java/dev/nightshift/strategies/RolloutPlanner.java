@@ -108,7 +108,10 @@ public final class RolloutPlanner {
             // A pool short of its minimum is refilled first (a repair: no window, turn or streak; a pause or an
             // exclusion stops it); meanwhile nothing new is disrupted in it.
             int shortfall = desired.refillsPools() ? Refills.shortfall(view) : 0;
-            StartGate gate = node -> selected.allows(node) && validated && intervalEnd.isEmpty() && shortfall == 0;
+            // Waves, soak, health checks and maxFailedMachines narrow the gate; a halted pool starts, retires and refills nothing.
+            Waves.Decision waves = Waves.judge(view, status, observed.health(pool.name()), now);
+            waves.wake().ifPresent(wakeTimes::add);
+            StartGate gate = waves.limit(node -> selected.allows(node) && validated && intervalEnd.isEmpty() && shortfall == 0);
 
             // Repairs are not updates: no window, turn or validation streak; a pause or an exclusion stops them.
             // They need the control plane Ready, the node under repair aside; control-plane nodes,
@@ -119,7 +122,7 @@ public final class RolloutPlanner {
                         && view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name())));
             Repairs.plan(view, controlPlaneNodes, node -> repairsAllowed && observed.controlPlaneReadyBesides(node.name())
                     && (!controlPlaneNodes || otherControlPlaneNodesReady(desired, observed, node)), sink);
-            if (shortfall > 0 && !status.paused() && !observed.maintenance().exclusionActive()) {
+            if (shortfall > 0 && !status.paused() && !observed.maintenance().exclusionActive() && !waves.halted()) {
                 Refills.plan(view, shortfall, sink);
             }
 
@@ -137,7 +140,9 @@ public final class RolloutPlanner {
                     KubeletRestarts.plan(view, gate, sink);
                 }
             }
-            retireCreationTimeouts(view, sink, wakeTimes);
+            if (!waves.halted()) {
+                retireCreationTimeouts(view, sink, wakeTimes);
+            }
             cleanUpCurrentNodes(view, sink);
             taints(view, reportOnly ? node -> true : notExecuted ? node -> false : selected, sink);
             boolean wantsToStart = (rollWork || kubeletWork) && !reportOnly && !notExecuted && myTurn && !status.paused()
@@ -149,11 +154,15 @@ public final class RolloutPlanner {
 
             PoolPhase phase = phase(view, status, sink, rollWork, kubeletWork, reportOnly, notExecuted, myTurn, validated,
                     selected, observed.maintenance());
+            if (waves.halted() && (phase == PoolPhase.UPDATING || phase == PoolPhase.FAILED || phase == PoolPhase.WAITING_FOR_WINDOW
+                    || phase == PoolPhase.WAITING_FOR_VALIDATION)) {
+                phase = PoolPhase.HALTED;
+            }
             if ((rollWork || kubeletWork) && phase != PoolPhase.REPORT_ONLY && phase != PoolPhase.AWAITING_SELECTION
                     && phase != PoolPhase.NODE_UPDATES_OFF) {
                 turnTaken = true;
             }
-            PoolReport report = report(view, status, sink, phase, adopted, now, wakeTimes);
+            PoolReport report = report(view, status.withRollout(waves.next()), sink, phase, adopted, now, wakeTimes);
             pools.add(new PoolPlan(pool.name(), sink.steps, report));
             view.nextTimer().ifPresent(wakeTimes::add);
         }

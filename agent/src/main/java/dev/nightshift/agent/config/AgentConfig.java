@@ -33,6 +33,7 @@ import dev.nightshift.strategies.ValidationStreak;
  * @param nodeUpdates    what updates nodes in place and restarts kubelets; by default what the provider's default is
  * @param notifications  where commit statuses and events go ({@code notifications:}); nowhere by default
  * @param pools          which pools the agent acts on ({@code pools: {include, roles}}); every pool by default
+ * @param health         where the rollout health checks ask Prometheus ({@code health.prometheus}); none by default
  */
 public record AgentConfig(
         Git git,
@@ -46,7 +47,16 @@ public record AgentConfig(
         Optional<Provider> provider,
         NodeUpdates nodeUpdates,
         NotificationSettings notifications,
-        ManagedPools pools) {
+        ManagedPools pools,
+        Health health) {
+
+    /** Without {@code health:}: every Prometheus check is unknown, so a pool with one halts after its soak. */
+    public AgentConfig(Git git, Optional<String> cluster, Http http, Webhook webhook, Path cacheDir, boolean dryRun,
+                       LeaderElection leaderElection, Validation validation, Optional<Provider> provider, NodeUpdates nodeUpdates,
+                       NotificationSettings notifications, ManagedPools pools) {
+        this(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications, pools,
+                Health.NONE);
+    }
 
     /** Every pool managed. */
     public AgentConfig(Git git, Optional<String> cluster, Http http, Webhook webhook, Path cacheDir, boolean dryRun,
@@ -60,6 +70,27 @@ public record AgentConfig(
     public AgentConfig(Git git, Optional<String> cluster, Http http, Webhook webhook, Path cacheDir, boolean dryRun,
                        LeaderElection leaderElection, Validation validation, Optional<Provider> provider, NodeUpdates nodeUpdates) {
         this(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, NotificationSettings.NONE);
+    }
+
+    /**
+     * {@code health.prometheus}: the Prometheus the rollout health checks query.
+     *
+     * @param prometheusUrl its base URL ({@code /api/v1/query} is appended)
+     * @param tokenFile     a bearer token, read on every query, never logged
+     * @param caFile        PEM CA certificates for {@code https://}
+     * @param timeout       per query
+     */
+    public record Health(Optional<URI> prometheusUrl, Optional<Path> tokenFile, Optional<Path> caFile, Duration timeout) {
+
+        public static final Health NONE = new Health(Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(5));
+
+        public Health withPrometheusUrl(URI url) {
+            return new Health(Optional.of(url), tokenFile, caFile, timeout);
+        }
+    }
+
+    public AgentConfig with(Health checks) {
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications, pools, checks);
     }
 
     /**
@@ -438,29 +469,29 @@ public record AgentConfig(
 
     public AgentConfig with(Overrides o) {
         return new AgentConfig(git.with(o), o.cluster().or(this::cluster), o.httpPort().map(Http::new).orElse(http), webhook,
-                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates, notifications, pools);
+                o.cacheDir().orElse(cacheDir), o.dryRun().orElse(dryRun), leaderElection, validation, provider, nodeUpdates, notifications, pools, health);
     }
 
     /** Another {@code git:} group. */
     public AgentConfig with(Git source) {
-        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications, pools);
+        return new AgentConfig(source, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications, pools, health);
     }
 
     public AgentConfig with(Webhook hook) {
-        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications, pools);
+        return new AgentConfig(git, cluster, http, hook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, notifications, pools, health);
     }
 
     public AgentConfig with(LeaderElection election) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates, notifications, pools);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, election, validation, provider, nodeUpdates, notifications, pools, health);
     }
 
     public AgentConfig with(Validation checks) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates, notifications, pools);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, checks, provider, nodeUpdates, notifications, pools, health);
     }
 
     public AgentConfig with(Provider machines) {
         return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, Optional.of(machines),
-                nodeUpdates, notifications, pools);
+                nodeUpdates, notifications, pools, health);
     }
 
     /**
@@ -472,17 +503,17 @@ public record AgentConfig(
     }
 
     public AgentConfig with(NodeUpdates updates) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates, notifications, pools);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, updates, notifications, pools, health);
     }
 
     /** Other {@code notifications:}. */
     public AgentConfig with(NotificationSettings other) {
-        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, other, pools);
+        return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates, other, pools, health);
     }
 
     /** Other {@code pools:}. */
     public AgentConfig with(ManagedPools managed) {
         return new AgentConfig(git, cluster, http, webhook, cacheDir, dryRun, leaderElection, validation, provider, nodeUpdates,
-                notifications, managed);
+                notifications, managed, health);
     }
 }

@@ -155,6 +155,8 @@ public final class AgentConfigLoader {
         Fields commitStatus = section(notifications, "commitStatus");
         Fields slack = section(notifications, "slack");
         Fields pools = section(top, "pools");
+        Fields health = section(top, "health");
+        Fields prometheus = section(health, "prometheus");
 
         AgentConfig d = AgentConfig.DEFAULTS;
         AgentConfig.LeaderElection leader = leaderElection(election, d.leaderElection());
@@ -175,6 +177,7 @@ public final class AgentConfigLoader {
         config = config.with(nodeUpdates(errors, top, nodeUpdates, job, config.provider()));
         config = config.with(NotificationsSection.read(notifications, commitStatus, slack));
         config = config.with(managedPools(pools));
+        config = config.with(health(prometheus));
 
         AgentConfig.Auth credentials = config.git().auth();
         if (credentials.sshKeyFile().isPresent() && credentials.knownHostsFile().isEmpty()) {
@@ -185,7 +188,7 @@ public final class AgentConfigLoader {
             auth.error("tokenEnv", auth.take("tokenEnv").orElseThrow(), "give tokenFile or tokenEnv, not both");
         }
         for (Fields section : List.of(top, git, auth, verify, http, webhook, election, validation, provider, clusterApi,
-                httpProvider, nodeUpdates, notifications, commitStatus, slack, pools)) {
+                httpProvider, nodeUpdates, notifications, commitStatus, slack, pools, health, prometheus)) {
             section.finish();
         }
         return errors.isEmpty() ? new Result(Optional.of(config), List.of()) : refused(errors);
@@ -380,6 +383,25 @@ public final class AgentConfigLoader {
         }
         provider.error(key, settings.get(), "is for provider type " + settingsOf + ", not " + type);
         return false;
+    }
+
+    /** {@code health.prometheus}: the URL, token file, CA file and query timeout of the Prometheus the rollout checks ask. */
+    private static AgentConfig.Health health(Fields prometheus) {
+        AgentConfig.Health d = AgentConfig.Health.NONE;
+        Optional<URI> url = prometheus.string("url").flatMap(text -> {
+            Optional<URI> parsed = machineApiUrl(text);
+            if (parsed.isEmpty()) {
+                prometheus.error("url", prometheus.take("url").orElseThrow(), text.contains("@")
+                        ? "must not carry user info: the token goes in health.prometheus.tokenFile"
+                        : "must be an http:// or https:// URL with a host, got \"" + text + "\"");
+            }
+            return parsed;
+        });
+        Duration timeout = duration(prometheus, "timeout").filter(v -> atLeast(prometheus, "timeout", v, Duration.ofSeconds(1)))
+                .orElse(d.timeout());
+        // Secrets: their paths only, never their content, go anywhere.
+        return new AgentConfig.Health(url, prometheus.string("tokenFile").map(Path::of), prometheus.string("caFile").map(Path::of),
+                timeout);
     }
 
     /** {@code provider.http}: the machine API's URL, token file, CA file and request timeout. */

@@ -12,6 +12,7 @@ import java.util.Optional;
 import dev.nightshift.agent.window.MaintenanceCalendar;
 import dev.nightshift.agent.window.Window;
 import dev.nightshift.spec.model.Maintenance;
+import dev.nightshift.spec.model.RolloutPolicy;
 import dev.nightshift.spec.model.UpdateStrategy;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.NodeUpdates;
@@ -215,6 +216,11 @@ public final class RolloutEta {
 
         assumptions.add(0, w.nodes() + " node(s), " + spec.updateStrategy() + " with maxSurge " + run.resolvedMaxSurge()
                 + " and maxUnavailable " + run.resolvedMaxUnavailable());
+        RolloutPolicy rollout = pool.spec().rollout();
+        if (!kubelet && rollout.inWaves()) {
+            // The soaks are in the simulated time: the planner waits for them as it would in the cluster.
+            assumptions.add(1, "in " + rollout.describe() + (rollout.healthChecks().isEmpty() ? "" : ", every health check passing"));
+        }
         for (PoolDurations.Kind k : timed) {
             if (k == PoolDurations.Kind.CREATE && !create.equals(durations.estimate(k))
                     || k == PoolDurations.Kind.IN_PLACE && !inPlace.equals(durations.estimate(k))) {

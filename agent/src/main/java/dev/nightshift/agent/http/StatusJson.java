@@ -16,6 +16,7 @@ import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.CommitCheck;
 import dev.nightshift.agent.report.PoolTargetJson;
+import dev.nightshift.agent.report.RolloutProgressJson;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.reconcile.StepRefusal;
 import dev.nightshift.agent.reconcile.NodeStates;
@@ -184,6 +185,17 @@ public final class StatusJson {
         if (!p.progressReason().isEmpty()) {
             o.put("progressReason", p.progressReason());
         }
+        // A rollout in waves: why it halted ({check, value, threshold, wave, at}; null when not halted), and where it stands.
+        p.status().halt().ifPresentOrElse(h -> RolloutProgressJson.halt(o.putObject("healthFailure"), h), () -> o.putNull("healthFailure"));
+        p.status().rollout().ifPresentOrElse(r -> {
+            ObjectNode w = o.putObject("waves");
+            w.put("wave", r.wave() + 1);
+            w.put("outdatedAtStart", r.outdatedAtStart());
+            w.put("soakStartedAt", r.waveAvailableAt().map(Instant::toString).orElse(null));
+            w.put("checksUnknownSince", r.unknownSince().map(Instant::toString).orElse(null));
+            ArrayNode failed = w.putArray("failedMachines");
+            new java.util.TreeSet<>(r.failedMachines()).forEach(failed::add);
+        }, () -> o.putNull("waves"));
         ArrayNode awaiting = o.putArray("awaitingSelection");
         p.awaitingSelection().forEach(awaiting::add);
         ArrayNode adopted = o.putArray("adopted");

@@ -57,7 +57,9 @@ public final class EventRecorder {
         /** git.verify refused a commit (signature missing, bad or not allowed, or a rewind); the last good spec stays in force. */
         UnverifiedCommit("Warning"),
         /** A pool's machine provider failed (a listing, a settle): the pool is held for the reconcile, the others go on. */
-        ProviderFailed("Warning");
+        ProviderFailed("Warning"),
+        /** A pool's rollout halted: a health check failed or could not be judged for the soak, or maxFailedMachines was reached. */
+        RolloutHalted("Warning");
 
         private final String type;
 

@@ -1,6 +1,7 @@
 package dev.nightshift.agent.kube;
 
 import dev.nightshift.agent.report.PoolTargetJson;
+import dev.nightshift.agent.report.RolloutProgressJson;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -30,6 +31,48 @@ public final class PoolStatusRecords {
 
     public static final String LABEL = NodeMarks.PREFIX + "pool-status";
     public static final String PAUSED = NodeMarks.PREFIX + "paused";
+    /**
+     * When the user last resumed the pool ({@code nightshift resume}): a halt recorded before it is lifted. An
+     * annotation, like {@link #PAUSED}, which the agent never writes: a record the agent writes from an older read
+     * cannot undo a resume.
+     */
+    public static final String RESUMED_AT = NodeMarks.PREFIX + "resumed-at";
+    /**
+     * The data key of the revision a pool refused after its rollout failed and was rolled back ({@code onFailure:
+     * Rollback}): {@code {commit, cluster, pool, reason}} as JSON, the specs in canonical form. Until the pool's spec
+     * changes, a commit offering it again leaves the pool where it was rolled back to, surviving restarts and failover.
+     */
+    public static final String REFUSED = "refusedRevision";
+
+    /** A revision a pool refused: its commit, its Cluster and WorkerPool in canonical form, and why. */
+    public record Refused(String commit, String cluster, String pool, String reason) {
+
+        public String json() {
+            com.fasterxml.jackson.databind.node.ObjectNode o = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+            o.put("commit", commit).put("cluster", cluster).put("pool", pool).put("reason", reason);
+            return o.toString();
+        }
+    }
+
+    /** The refused revision the record holds; empty when none (or unreadable: the pool then takes what is offered). */
+    public static Optional<Refused> refused(ConfigMap map) {
+        String text = map.getData() == null ? null : map.getData().get(REFUSED);
+        if (text == null || text.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode o = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+            return Optional.of(new Refused(o.path("commit").asText(), o.path("cluster").asText(), o.path("pool").asText(),
+                    o.path("reason").asText()));
+        } catch (java.io.IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The data key of the pool's revision history ({@code RevisionHistory}) as JSON: {@code nightshift history} reads it. */
+    public static final String HISTORY = "history";
+    /** The data key of the pool's rollout in waves (wave, soak, failed machines, halt) as JSON. */
+    public static final String ROLLOUT = "rollout";
 
     /** The data keys of the accepted spec. */
     public static final String ACCEPTED_COMMIT = "acceptedCommit";
@@ -88,8 +131,20 @@ public final class PoolStatusRecords {
         boolean paused = Optional.ofNullable(map.getMetadata().getAnnotations()).map(a -> "true".equals(a.get(PAUSED))).orElse(false);
         Set<String> tokens = Optional.ofNullable(d.get("usedForceTokens")).filter(t -> !t.isBlank())
                 .map(t -> (Set<String>) new TreeSet<>(Arrays.asList(t.split(",")))).orElse(Set.of());
+        Optional<Instant> resumedAt = Optional.ofNullable(map.getMetadata().getAnnotations()).map(a -> a.get(RESUMED_AT))
+                .flatMap(PoolStatusRecords::instantOrNothing);
         return new PoolStatus(Integer.parseInt(d.getOrDefault("outdatedNodes", "0")), instant(d.get("lastProgressAt")),
-                instant(d.get("lastTerminationAt")), Integer.parseInt(d.getOrDefault("validationStreak", "0")), tokens, paused);
+                instant(d.get("lastTerminationAt")), Integer.parseInt(d.getOrDefault("validationStreak", "0")), tokens, paused,
+                RolloutProgressJson.read(d.get(ROLLOUT)), resumedAt);
+    }
+
+    /** A time a person wrote: one that does not parse is no time at all (the halt stays). */
+    private static Optional<Instant> instantOrNothing(String text) {
+        try {
+            return instant(text);
+        } catch (java.time.format.DateTimeParseException e) {
+            return Optional.empty();
+        }
     }
 
     private static Optional<Instant> instant(String text) {
@@ -139,6 +194,8 @@ public final class PoolStatusRecords {
         status.lastTerminationAt().ifPresent(t -> d.put("lastTerminationAt", t.toString()));
         d.put("validationStreak", Integer.toString(status.validationStreak()));
         d.put("usedForceTokens", status.usedForceTokens().stream().sorted().collect(Collectors.joining(",")));
+        // Only while a pool rolls in waves: the records of pools rolled with the default canary stay as they were.
+        status.rollout().ifPresent(r -> d.put(ROLLOUT, RolloutProgressJson.write(r)));
         return d;
     }
 

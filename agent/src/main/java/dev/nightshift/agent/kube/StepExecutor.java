@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 
+import dev.nightshift.agent.health.EvictedWorkloads;
 import dev.nightshift.agent.kube.NodeMarks.EvictionAttempt;
 import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.provider.ProviderCapabilities;
@@ -65,6 +66,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     private final NodeUpdater nodeUpdates;
     private final Clock clock;
     private final EventRecorder events;
+    private final EvictedWorkloads evictedWorkloads;
 
     /**
      * @param machines    creates and deletes machines
@@ -72,6 +74,13 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
      */
     public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
                         NodeUpdater nodeUpdates, Clock clock, EventRecorder events) {
+        this(client, evictor, observer, machines, nodeUpdates, clock, events, new EvictedWorkloads());
+    }
+
+    /** @param evictedWorkloads told of every pod a drain evicted: the {@code workloadsAvailable} check follows their workloads */
+    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
+                        NodeUpdater nodeUpdates, Clock clock, EventRecorder events, EvictedWorkloads evictedWorkloads) {
+        this.evictedWorkloads = evictedWorkloads;
         this.events = events;
         this.client = client;
         this.patcher = new NodePatcher(client);
@@ -443,6 +452,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         int failed = 0;
         int backedOff = 0;
         List<ConcurrentEvictions.Request> asked = new ArrayList<>();
+        List<Pod> askedPods = new ArrayList<>();
         for (Pod pod : observer.evictablePods(node)) {
             if (pod.getMetadata().getDeletionTimestamp() != null) {
                 continue;
@@ -455,6 +465,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             }
             namespaces.put(name, pod.getMetadata().getNamespace());
             asked.add(new ConcurrentEvictions.Request(pod.getMetadata().getNamespace(), name));
+            askedPods.add(pod);
         }
         // All at once (bounded): the pass costs the slowest answer, not the sum; each answer is then judged on its own.
         List<EvictionResult> results = evictions.evict(asked);
@@ -465,6 +476,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             EvictionResult result = results.get(i);
             if (result instanceof EvictionResult.Evicted || result instanceof EvictionResult.NotFound) {
                 evictedPods.add(name);
+                if (result instanceof EvictionResult.Evicted) {
+                    evictedWorkloads.evicted(step.pool(), askedPods.get(i), now);
+                }
             } else if (result instanceof EvictionResult.BlockedByBudget b) {
                 blockedBy.put(name, b.budget());
                 refusedAt.put(name, answered);

@@ -79,6 +79,8 @@ public final class AgentMetrics implements AutoCloseable {
     private final MultiGauge deadlineExceeded;
     private final MultiGauge overdue;
     private final MultiGauge blockedDrains;
+    private final MultiGauge halted;
+    private final MultiGauge wave;
 
     public AgentMetrics(String version) {
         new JvmMemoryMetrics().bindTo(registry);
@@ -153,6 +155,11 @@ public final class AgentMetrics implements AutoCloseable {
                 .register(registry);
         blockedDrains = MultiGauge.builder("nightshift.pool.blocked.drains")
                 .description("Nodes whose drain is held by a PodDisruptionBudget").register(registry);
+        halted = MultiGauge.builder("nightshift.pool.halted")
+                .description("1 while the pool's rollout is halted (failed health checks or maxFailedMachines) until resumed or retargeted")
+                .register(registry);
+        wave = MultiGauge.builder("nightshift.pool.rollout.wave")
+                .description("The wave (1-based) of the pool's rollout in waves; 0 without one").register(registry);
         // The one commit-status destination and Slack exist at most once each: their series are there from the start
         // (at 0 when not configured), so that the alert and dashboards always read a series; webhooks join when configured.
         notificationDestinations(List.of("commit-status", "slack"));
@@ -218,7 +225,7 @@ public final class AgentMetrics implements AutoCloseable {
             leading.set(acting ? 1 : 0);
             if (!acting) {
                 for (MultiGauge g : List.of(poolNodes, pendingAction, phase, rolloutInProgress, progressRatio, deadlineExceeded, overdue,
-                        blockedDrains)) {
+                        blockedDrains, halted, wave)) {
                     g.register(List.of(), true);
                 }
                 refusalSeries.values().forEach(registry::remove);
@@ -367,6 +374,8 @@ public final class AgentMetrics implements AutoCloseable {
         List<MultiGauge.Row<?>> deadline = new ArrayList<>();
         List<MultiGauge.Row<?>> late = new ArrayList<>();
         List<MultiGauge.Row<?>> blocked = new ArrayList<>();
+        List<MultiGauge.Row<?>> halts = new ArrayList<>();
+        List<MultiGauge.Row<?>> waves = new ArrayList<>();
         for (PoolReport p : report.plan().reports().values().stream().sorted(Comparator.comparing(PoolReport::pool)).toList()) {
             Tags pool = Tags.of("pool", p.pool());
             int[] counts = {p.current(), p.outdated(), p.updating(), p.failed()};
@@ -384,6 +393,8 @@ public final class AgentMetrics implements AutoCloseable {
             deadline.add(MultiGauge.Row.of(pool, p.progressing() ? 0 : 1));
             late.add(MultiGauge.Row.of(pool, report.overdue().getOrDefault(p.pool(), 0)));
             blocked.add(MultiGauge.Row.of(pool, p.blockedDrains().stream().map(PoolReport.BlockedDrain::node).distinct().count()));
+            halts.add(MultiGauge.Row.of(pool, p.status().halt().isPresent() ? 1 : 0));
+            waves.add(MultiGauge.Row.of(pool, p.status().rollout().map(r -> r.wave() + 1).orElse(0)));
         }
         poolNodes.register(nodes, true);
         pendingAction.register(actions, true);
@@ -393,6 +404,8 @@ public final class AgentMetrics implements AutoCloseable {
         deadlineExceeded.register(deadline, true);
         overdue.register(late, true);
         blockedDrains.register(blocked, true);
+        halted.register(halts, true);
+        wave.register(waves, true);
     }
 
     /** The exposition for an {@code Accept} header: OpenMetrics when asked for, else the Prometheus text format. */

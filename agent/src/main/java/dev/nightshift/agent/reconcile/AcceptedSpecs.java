@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.agent.report.RolloutProgressJson;
 import dev.nightshift.spec.diff.CommitAcceptance;
 import dev.nightshift.spec.diff.InPlaceHistory;
 import dev.nightshift.spec.diff.PoolTarget;
@@ -64,6 +65,8 @@ final class AcceptedSpecs implements Acceptance {
     private List<String> unreadableRecords = List.of();
     private volatile List<String> rejected = List.of();
     private final Map<String, String> tokensToRecord = new HashMap<>();
+    /** Pools rolled back after their rollout failed ({@code onFailure: Rollback}), with the revision they refuse until their spec changes. */
+    private final Map<String, PoolStatusRecords.Refused> refused = new HashMap<>();
 
     /**
      * @param cluster   the cluster this agent reconciles
@@ -87,6 +90,7 @@ final class AcceptedSpecs implements Acceptance {
         Map<String, PoolStatusRecords.Accepted> read = new HashMap<>();
         List<String> unreadable = new ArrayList<>();
         targets.clear();
+        refused.clear();
         for (ConfigMap map : client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
             Optional<PoolStatusRecords.Accepted> accepted = PoolStatusRecords.accepted(map);
             if (accepted.isEmpty()) {
@@ -94,6 +98,7 @@ final class AcceptedSpecs implements Acceptance {
             }
             String pool = map.getMetadata().getLabels().get(PoolStatusRecords.LABEL);
             targets.read(pool, PoolStatusRecords.why(map));
+            PoolStatusRecords.refused(map).ifPresent(r -> refused.put(pool, r));
             LoadResult loaded = CanonicalYaml.read(accepted.get().cluster(), accepted.get().pool());
             if (!loaded.valid() || loaded.specs().pools().size() != 1 || !loaded.specs().pools().get(0).name().equals(pool)) {
                 unreadable.add(pool + ": the spec it accepted, kept in ConfigMap " + namespace + "/" + map.getMetadata().getName()
@@ -165,14 +170,30 @@ final class AcceptedSpecs implements Acceptance {
             rejected = List.copyOf(refusals);
             return;
         }
-        rejected = List.of();
+        String clusterText = CanonicalYaml.cluster(clusterSpec.get());
+        // A pool rolled back stays where it was rolled back to while the commit offers the revision it refused again.
+        Map<String, PoolStatusRecords.Accepted> heldRecords = new HashMap<>();
+        List<String> held = new ArrayList<>();
+        for (String pool : List.copyOf(refused.keySet())) {
+            PoolStatusRecords.Refused r = refused.get(pool);
+            ResolvedPool offered = byName.get(pool);
+            if (offered != null && before != null && before.pools().containsKey(pool) && acceptedRecords.containsKey(pool)
+                    && r.pool().equals(CanonicalYaml.pool(offered.pool())) && r.cluster().equals(clusterText)) {
+                byName.put(pool, before.pools().get(pool));
+                heldRecords.put(pool, acceptedRecords.get(pool));
+                held.add(heldMessage(pool, acceptedRecords.get(pool).commit(), r));
+            } else {
+                LOG.info("pool {}: its spec changed since revision {} was refused; the refusal is lifted", pool, shortCommit(r.commit()));
+                refused.remove(pool);
+            }
+        }
+        rejected = List.copyOf(held);
         Map<String, PoolTarget> newTargets = targets.accept(candidate.commit(), byName, before == null ? Map.of() : before.pools(),
                 Map.copyOf(acceptedRecords), before == null ? InPlaceHistory.NONE : history(), cluster);
         acting = new Acting(candidate.commit(), clusterSpec.get(), byName);
-        String clusterText = CanonicalYaml.cluster(clusterSpec.get());
         acceptedRecords.clear();
-        byName.forEach((name, p) -> acceptedRecords.put(name,
-                new PoolStatusRecords.Accepted(candidate.commit(), clusterText, CanonicalYaml.pool(p.pool()))));
+        byName.forEach((name, p) -> acceptedRecords.put(name, heldRecords.getOrDefault(name,
+                new PoolStatusRecords.Accepted(candidate.commit(), clusterText, CanonicalYaml.pool(p.pool())))));
         if (newTargets.isEmpty()) {
             LOG.info("acting on commit {}; no pool's target changes", candidate.commit());
         } else {
@@ -217,6 +238,59 @@ final class AcceptedSpecs implements Acceptance {
     @Override
     public void observed(Map<String, PoolReport> reports) {
         targets.observed(reports, acceptedRecords, acting.pools());
+        reports.forEach((pool, report) -> report.status().halt().ifPresent(h -> rollBack(pool, h)));
+    }
+
+    /**
+     * {@code onFailure: Rollback}: a halted pool acts, from the next pass on, on the spec at which it was last fully
+     * current (its checks left out: going back to what ran healthy is not judged again), and refuses the revision that
+     * failed until its spec changes. Nothing without such a spec (a new pool stays halted).
+     */
+    private void rollBack(String pool, dev.nightshift.strategies.model.RolloutProgress.Halt halt) {
+        ResolvedPool failed = acting.pools().get(pool);
+        PoolStatusRecords.Accepted failedTexts = acceptedRecords.get(pool);
+        if (failed == null || failedTexts == null || failed.rollout().onFailure() != dev.nightshift.spec.model.OnFailure.Rollback) {
+            return;
+        }
+        Optional<Map.Entry<PoolStatusRecords.Accepted, ResolvedPool>> baseline = targets.fullyCurrent(pool);
+        if (baseline.isEmpty() || baseline.get().getKey().pool().equals(failedTexts.pool())) {
+            return;
+        }
+        ResolvedPool good = baseline.get().getValue();
+        WorkerPoolSpec back = good.pool().withRollout(Optional.of(new dev.nightshift.spec.model.Rollout(Optional.empty(),
+                Optional.of(java.time.Duration.ZERO), Optional.of(List.of()), Optional.of(dev.nightshift.spec.model.OnFailure.Halt),
+                good.pool().rollout().flatMap(dev.nightshift.spec.model.Rollout::maxFailedMachines),
+                good.pool().rollout().flatMap(dev.nightshift.spec.model.Rollout::revisionHistoryLimit))));
+        ResolvedPool rolledBack = new ResolvedPool(good.cluster(), back);
+        PoolStatusRecords.Refused r = new PoolStatusRecords.Refused(failedTexts.commit(), failedTexts.cluster(), failedTexts.pool(),
+                RolloutProgressJson.describe(halt));
+        refused.put(pool, r);
+        Map<String, ResolvedPool> pools = new TreeMap<>(acting.pools());
+        pools.put(pool, rolledBack);
+        acting = new Acting(acting.commit(), acting.cluster(), pools);
+        String goodCommit = baseline.get().getKey().commit();
+        acceptedRecords.put(pool, new PoolStatusRecords.Accepted(goodCommit, CanonicalYaml.cluster(good.cluster()), CanonicalYaml.pool(back)));
+        dev.nightshift.spec.diff.PoolDecision d = new dev.nightshift.spec.diff.SpecDiff().decide(failed, rolledBack,
+                new InPlaceHistory.Entry(false, Set.of()));
+        targets.set(pool, new PoolTarget(goodCommit, d.action(), d.reasons()));
+        List<String> next = new ArrayList<>(rejected);
+        next.add(heldMessage(pool, goodCommit, r));
+        rejected = List.copyOf(next);
+        LOG.warn("pool {} rolled back: {}", pool, heldMessage(pool, goodCommit, r));
+    }
+
+    /** "web: held at 1a2b3c4, 9f8e7d6 refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1". */
+    private static String heldMessage(String pool, String heldAt, PoolStatusRecords.Refused r) {
+        return pool + ": held at " + shortCommit(heldAt) + ", " + shortCommit(r.commit()) + " refused: canary failed " + r.reason();
+    }
+
+    private static String shortCommit(String commit) {
+        return commit.length() > 7 ? commit.substring(0, 7) : commit;
+    }
+
+    /** The revision the pool refuses after a rollback, for its record; empty when none. */
+    Optional<PoolStatusRecords.Refused> refused(String pool) {
+        return Optional.ofNullable(refused.get(pool));
     }
 
     /** The pools whose record must hold an accepted spec. */

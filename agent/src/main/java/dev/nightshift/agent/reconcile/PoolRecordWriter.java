@@ -8,6 +8,8 @@ import java.util.TreeSet;
 
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.agent.report.RevisionHistory;
+import dev.nightshift.agent.report.RolloutProgressJson;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.PoolStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -25,9 +27,16 @@ final class PoolRecordWriter implements PoolRecords {
     private final ClusterObserver observer;
     private final String namespace;
     private final AcceptedSpecs accepted;
+    private final java.time.Clock clock;
 
     /** @param namespace where the pool records are kept */
     PoolRecordWriter(KubernetesClient client, ClusterObserver observer, String namespace, AcceptedSpecs accepted) {
+        this(client, observer, namespace, accepted, java.time.Clock.systemUTC());
+    }
+
+    /** @param clock when a revision is first seen accepted, for the pool's history */
+    PoolRecordWriter(KubernetesClient client, ClusterObserver observer, String namespace, AcceptedSpecs accepted, java.time.Clock clock) {
+        this.clock = clock;
         this.client = client;
         this.observer = observer;
         this.namespace = namespace;
@@ -64,10 +73,13 @@ final class PoolRecordWriter implements PoolRecords {
             if (token.isPresent()) {
                 Set<String> tokens = new HashSet<>(s.usedForceTokens());
                 tokens.add(token.get());
-                s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused());
+                s = new PoolStatus(s.outdatedNodes(), s.lastProgressAt(), s.lastTerminationAt(), s.validationStreak(), tokens, s.paused(),
+                        s.rollout(), s.resumedAt());
             }
             Map<String, String> data = PoolStatusRecords.data(s, accepted.accepted(pool), accepted.why(pool), durations.of(pool));
             Optional<ConfigMap> existing = observer.statusRecord(namespace, pool);
+            history(pool, s, existing).ifPresent(h -> data.put(PoolStatusRecords.HISTORY, h.write()));
+            accepted.refused(pool).ifPresent(r -> data.put(PoolStatusRecords.REFUSED, r.json()));
             if (existing.isPresent() && data.equals(existing.get().getData())) {
                 continue;
             }
@@ -89,5 +101,23 @@ final class PoolRecordWriter implements PoolRecords {
                         return cm;
                     });
         }
+    }
+
+    /**
+     * The pool's revision history after this reconcile: the record's, with the pool's target seen now (its commit, roll
+     * hash and how it goes); the record's as it is for a pool acted on no more; none when there is neither.
+     */
+    private Optional<RevisionHistory> history(String pool, PoolStatus status, Optional<ConfigMap> existing) {
+        RevisionHistory before = RevisionHistory.read(existing.map(ConfigMap::getData).map(d -> d.get(PoolStatusRecords.HISTORY)).orElse(null));
+        Optional<dev.nightshift.spec.diff.PoolTarget> target = accepted.why(pool).target();
+        Optional<dev.nightshift.spec.model.ResolvedPool> spec = accepted.acting().map(a -> a.pools().get(pool));
+        if (target.isEmpty() || spec.isEmpty()) {
+            return before.entries().isEmpty() ? Optional.empty() : Optional.of(before);
+        }
+        RevisionHistory.Outcome outcome = status.halt().isPresent() ? RevisionHistory.Outcome.HALTED
+                : status.outdatedNodes() == 0 ? RevisionHistory.Outcome.CURRENT : RevisionHistory.Outcome.IN_PROGRESS;
+        String note = status.halt().map(RolloutProgressJson::describe).orElse("");
+        return Optional.of(before.seen(target.get().revision(), dev.nightshift.spec.hash.HashScheme.ROLL.compute(spec.get()).toString(),
+                clock.instant(), outcome, note, spec.get().rollout().revisionHistoryLimit()));
     }
 }

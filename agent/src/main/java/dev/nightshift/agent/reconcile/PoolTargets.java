@@ -98,6 +98,18 @@ final class PoolTargets {
         });
     }
 
+    /** The spec the pool was last fully current at, with its record's texts; empty when it never was. */
+    Optional<Map.Entry<PoolStatusRecords.Accepted, ResolvedPool>> fullyCurrent(String pool) {
+        return Optional.ofNullable(fullyCurrent.get(pool)).map(b -> Map.entry(b.texts(), b.pool()));
+    }
+
+    /** The pool's target is {@code target} now (a rollback), the others' as they were. */
+    void set(String pool, PoolTarget target) {
+        Map<String, PoolTarget> next = new TreeMap<>(targets);
+        next.put(pool, target);
+        targets = Map.copyOf(next);
+    }
+
     PoolStatusRecords.Why why(String pool) {
         return new PoolStatusRecords.Why(Optional.ofNullable(targets.get(pool)),
                 Optional.ofNullable(fullyCurrent.get(pool)).map(Baseline::texts));

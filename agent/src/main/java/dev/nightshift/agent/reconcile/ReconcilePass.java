@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.health.HealthJudge;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.window.CachedCalendar;
 import dev.nightshift.agent.window.WindowState;
@@ -70,6 +71,7 @@ final class ReconcilePass implements Reconciler.Pass {
     private static final WindowState ANY_TIME = new WindowState(true, true, Optional.empty(), Optional.empty(), Optional.empty(), false);
 
     private final Settings settings;
+    private final HealthJudge health;
     private final Acceptance acceptance;
     private final ClusterView cluster;
     private final RolloutPlanner planner;
@@ -107,6 +109,15 @@ final class ReconcilePass implements Reconciler.Pass {
     ReconcilePass(Settings settings, Acceptance acceptance, ClusterView cluster, RolloutPlanner planner, StepGuard.PerPass guards,
                   StepRunner runner, StepNotes notes, PoolRecords records, BooleanSupplier apiServer, Duration validationInterval,
                   BooleanSupplier leading, EtaRefresh eta, Clock clock) {
+        this(settings, acceptance, cluster, planner, guards, runner, notes, records, apiServer, validationInterval, leading, eta,
+                clock, HealthJudge.NONE);
+    }
+
+    /** @param health judges the rolling pools' health checks (Prometheus, workloads) in the observe stage */
+    ReconcilePass(Settings settings, Acceptance acceptance, ClusterView cluster, RolloutPlanner planner, StepGuard.PerPass guards,
+                  StepRunner runner, StepNotes notes, PoolRecords records, BooleanSupplier apiServer, Duration validationInterval,
+                  BooleanSupplier leading, EtaRefresh eta, Clock clock, HealthJudge health) {
+        this.health = health;
         this.settings = settings;
         this.acceptance = acceptance;
         this.cluster = cluster;
@@ -144,6 +155,19 @@ final class ReconcilePass implements Reconciler.Pass {
     /** One pass, from the newest good spec offered; empty while nothing is accepted. */
     @Override
     public Optional<ReconcileReport> run(SpecRevision offered, Instant now) {
+        Optional<AcceptedSpecs.Acting> before = acceptance.acting();
+        Optional<ReconcileReport> report = runOnce(offered, now);
+        Optional<AcceptedSpecs.Acting> after = acceptance.acting();
+        // A pool rolled back in this pass (onFailure: Rollback) acts on its last good spec from now on: it is planned
+        // for at once, not at the next resync. Once: a second pass leaves what is acted on as it is.
+        if (report.isPresent() && after.isPresent() && before.isPresent() && after.get() != before.get()
+                && after.get().commit().equals(before.get().commit()) && after.get().commit().equals(report.get().revision())) {
+            return runOnce(offered, now).or(() -> report);
+        }
+        return report;
+    }
+
+    private Optional<ReconcileReport> runOnce(SpecRevision offered, Instant now) {
         apiServer.reset();
         Optional<AcceptedSpecs.Acting> acting = accept(offered);
         if (acting.isEmpty()) {
@@ -165,7 +189,8 @@ final class ReconcilePass implements Reconciler.Pass {
             }
         });
         DesiredCluster desired = new DesiredCluster(spec, managed, settings.validationsRequired(), cluster.refillsPools());
-        ObservedCluster observed = observe(desired, window);
+        ObservedCluster seen = observe(desired, window);
+        ObservedCluster observed = seen.withHealth(health.verdicts(desired, seen, now));
         if (settings.force()) {
             observed = forced.apply(desired, observed);
         }

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.health.HealthJudge;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
@@ -116,14 +117,21 @@ public final class Reconciler implements AutoCloseable {
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
                       EventRecorder events, Fence fence) {
+        this(settings, client, observer, executor, apiServerReady, planner, clock, reports, events, fence, HealthJudge.NONE);
+    }
+
+    /** @param health judges the rolling pools' health checks; {@link HealthJudge#NONE}: pools with checks stay unknown */
+    public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
+                      BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
+                      EventRecorder events, Fence fence, HealthJudge health) {
         AcceptedSpecs accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace());
         EtaRefresh eta = new EtaRefresh(new RolloutEta(planner.nodeUpdates()));
         this.leading = settings.leading();
         this.pass = new ReconcilePass(new ReconcilePass.Settings(settings.validationsRequired(), settings.dryRun(),
                 settings.apiServerVersion(), settings.managed(), settings.ignoreWindows(), settings.force()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
                 new DisruptionStage(), executor::execute, new WhyEvents(events),
-                new PoolRecordWriter(client, observer, settings.namespace(), accepted), apiServerReady,
-                settings.validationInterval(), () -> leading && fence.held(), eta, clock);
+                new PoolRecordWriter(client, observer, settings.namespace(), accepted, clock), apiServerReady,
+                settings.validationInterval(), () -> leading && fence.held(), eta, clock, health);
         this.clock = clock;
         this.reports = reports;
         this.closing = eta;

@@ -38,7 +38,15 @@ import dev.nightshift.agent.http.WebView;
 import dev.nightshift.agent.http.WebhookVerifier;
 import dev.nightshift.agent.kube.ApiServerProbe;
 import dev.nightshift.agent.kube.ClusterObserver;
+import dev.nightshift.agent.health.EvictedWorkloads;
+import dev.nightshift.agent.health.HealthChecks;
+import dev.nightshift.agent.health.PrometheusClient;
+import dev.nightshift.agent.health.PrometheusEndpoint;
+import dev.nightshift.agent.health.PrometheusQueries;
+import dev.nightshift.agent.health.WorkloadsAvailability;
+import dev.nightshift.agent.health.WorkloadsCheck;
 import dev.nightshift.agent.kube.EventRecorder;
+import dev.nightshift.agent.report.RolloutProgressJson;
 import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.kube.StepExecutor;
@@ -193,11 +201,12 @@ public final class Agent implements AutoCloseable {
         if (jobs.isPresent()) {
             nodeUpdates = new JobNodeUpdater(client, jobs.get(), provider, events, clock);
         }
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events);
+        EvictedWorkloads evictedWorkloads = new EvictedWorkloads();
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events, evictedWorkloads);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()).with(config.pools()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock,
-                this::onReport, events, fence);
+                this::onReport, events, fence, healthChecks(config.health(), WorkloadsAvailability.of(evictedWorkloads, client)));
         // Alone, it acts from its first reconcile on, and its reports feed the pool series.
         metrics.leading(!config.leaderElection().enabled());
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
@@ -374,17 +383,39 @@ public final class Agent implements AutoCloseable {
         }
     }
 
+    /** The halt of each pool already told in an Event, by its time; only the reconcile thread reads and writes it. */
+    private final Map<String, Instant> haltsReported = new java.util.concurrent.ConcurrentHashMap<>();
+
     private void onReport(ReconcileReport report) {
         if (reconciler.leading() && !config.dryRun()) {
             // The same message again adds to the same Event's count.
             report.providerFailures().forEach((pool, error) -> events.record(NAMESPACE, EventRecorder.Regarding.namespace(NAMESPACE),
                     EventRecorder.Reason.ProviderFailed, "Pool " + pool + " is held: its machine provider failed: " + error));
+            // One Event per halt (a restarted agent says it once more, on the same Event: its name follows the message).
+            if (report.plan() != null) {
+                report.plan().reports().values().forEach(p -> p.status().halt()
+                        .filter(h -> !h.at().equals(haltsReported.put(p.pool(), h.at()))).ifPresent(h -> events.record(NAMESPACE,
+                        EventRecorder.Regarding.namespace(NAMESPACE), EventRecorder.Reason.RolloutHalted, "Pool " + p.pool()
+                                + " halted at " + h.at() + ": " + RolloutProgressJson.describe(h)
+                                + "; nothing new starts until `nightshift resume --pool " + p.pool() + "` or a new target")));
+            }
         }
         metrics.reconciled(report);
         // Queued only: the destinations send on threads of their own, so this pass is not held up by them.
         notifier.ifPresent(n -> n.onReport(report, Optional.ofNullable(latestGoodCommit.get())));
         lastReport.set(report);
         reportListener.accept(report);
+    }
+
+    /** The rollout health checks: Prometheus as configured (none: every Prometheus check is unknown, never passing). */
+    private static HealthChecks healthChecks(AgentConfig.Health health, WorkloadsCheck workloads) {
+        PrometheusQueries prometheus = health.prometheusUrl()
+                .<PrometheusQueries>map(url -> new PrometheusClient(new PrometheusEndpoint(url, health.tokenFile(), health.caFile(),
+                        health.timeout())))
+                .orElse(PrometheusQueries.NONE);
+        health.prometheusUrl().ifPresent(url -> LOG.info("rollout health checks query Prometheus at {}{}", url,
+                health.tokenFile().map(f -> " with the token in " + f).orElse("")));
+        return new HealthChecks(prometheus, workloads);
     }
 
     private static GitCredentials credentials(AgentConfig.Auth auth) throws IOException {

@@ -74,6 +74,24 @@ class RolloutEtaTest {
     }
 
     @Test
+    void wavesAndSoaksAreWaitedForAndSaid() {
+        String alwaysOpen = CLUSTER_WITH_TWO_MINUTES_EVERY_HOUR.replace("  maintenance:\n    windows: [{schedule: \"0 0 * * * ?\", duration: 2m, timeZone: UTC}]\n", "");
+        DesiredCluster plain = TestClusters.load(alwaysOpen + pool("web", ONE_AT_A_TIME + "interval: 0s\n"));
+        DesiredCluster soaked = TestClusters.load(alwaysOpen + pool("web", ONE_AT_A_TIME + "interval: 0s\n"
+                + "rollout: {waves: [1, \"50%\", \"100%\"], soak: 10m}\n"));
+        List<PoolWork> work = List.of(new PoolWork("web", 4, PendingAction.ROLL));
+
+        PoolEta a = new RolloutEta().estimate(plain, work, Map.of("web", SIXTY_AND_THIRTY), SAT_0200).pool("web").orElseThrow();
+        PoolEta b = new RolloutEta().estimate(soaked, work, Map.of("web", SIXTY_AND_THIRTY), SAT_0200).pool("web").orElseThrow();
+
+        // 4 nodes, one at a time, 90 s each; waves of 1, 2 and 4 nodes: two soaks of 10 minutes between them.
+        assertThat(a.workSeconds()).isEqualTo(360);
+        assertThat(b.workSeconds()).isEqualTo(360 + 2 * 600);
+        assertThat(b.assumptions()).contains("in 3 waves, 2 soaks of 10m");
+        assertThat(a.assumptions()).noneMatch(x -> x.contains("waves"));
+    }
+
+    @Test
     void workStopsWhenTheWindowClosesAndResumesInTheNextOne() {
         DesiredCluster desired = TestClusters.load(CLUSTER_WITH_TWO_MINUTES_EVERY_HOUR + pool("web", ONE_AT_A_TIME));
         // Starting at 02:01, one minute of window is left: node 1 drains at 02:01:00 and its

@@ -90,6 +90,33 @@ class StatusJsonTest {
         assertThat(status.path("lastError").isNull()).as("the agent's own error: none").isTrue();
     }
 
+    @Test
+    void aHaltedPoolSaysWhyAndWhereItsWavesStand() throws Exception {
+        Instant at = Instant.parse("2026-11-27T12:00:00Z");
+        dev.nightshift.strategies.model.RolloutProgress.Halt halt = new dev.nightshift.strategies.model.RolloutProgress.Halt(
+                "error-rate", "0.07", "<= 0.01", 1, at);
+        PoolStatus halted = PoolStatus.NEW.withRollout(Optional.of(new dev.nightshift.strategies.model.RolloutProgress("1:abc", 3, 0,
+                Optional.of(at.minusSeconds(5)), Optional.empty(), java.util.Set.of(), 1, Optional.of(halt))));
+        PoolReport web = new PoolReport("web", PoolPhase.HALTED, PendingAction.ROLL, 3, 1, 2, 0, 0, 1, 0, true, "", List.of(), List.of(),
+                List.of(), halted);
+        Plan plan = new Plan(List.of(new PoolPlan("web", List.of(), web), new PoolPlan("db", List.of(), report("db", PoolPhase.CURRENT, 3, 0))),
+                Optional.empty());
+
+        JsonNode pools = status(Optional.of("abc"), Optional.of(ReconcileReport.planned(at, "abc", OPEN, plan))).path("pools");
+
+        JsonNode h = pools.get(1).path("healthFailure");
+        assertThat(pools.get(1).path("phase").asText()).isEqualTo("HALTED");
+        assertThat(h.path("check").asText()).isEqualTo("error-rate");
+        assertThat(h.path("value").asText()).isEqualTo("0.07");
+        assertThat(h.path("threshold").asText()).isEqualTo("<= 0.01");
+        assertThat(h.path("wave").asInt()).isEqualTo(1);
+        assertThat(h.path("at").asText()).isEqualTo("2026-11-27T12:00:00Z");
+        assertThat(pools.get(1).path("waves").path("wave").asInt()).isEqualTo(1);
+        assertThat(pools.get(1).path("waves").path("soakStartedAt").asText()).isEqualTo("2026-11-27T11:59:55Z");
+        assertThat(pools.get(0).path("healthFailure").isNull()).as("a pool at rest").isTrue();
+        assertThat(pools.get(0).path("waves").isNull()).isTrue();
+    }
+
     private static PoolReport report(String pool, PoolPhase phase, int current, int outdated) {
         return new PoolReport(pool, phase, outdated == 0 ? PendingAction.NONE : PendingAction.ROLL, current + outdated, current, outdated,
                 0, 0, 1, 0, true, "", List.of(), List.of(), List.of(), PoolStatus.NEW);

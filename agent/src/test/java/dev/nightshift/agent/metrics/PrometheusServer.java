@@ -25,7 +25,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * A real Prometheus (Debian's package) on loopback, scraping one target every second, with the
  * project's alert rules loaded. Its absence fails the test that needs it: CI installs it.
  */
-final class PrometheusServer implements AutoCloseable {
+public final class PrometheusServer implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -54,7 +54,7 @@ final class PrometheusServer implements AutoCloseable {
     /**
      * Starts Prometheus scraping {@code target} (host:port) as job {@code nightshift}.
      */
-    static PrometheusServer start(Path dir, String target, Path rules) throws IOException {
+    public static PrometheusServer start(Path dir, String target, Path rules) throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -99,6 +99,11 @@ final class PrometheusServer implements AutoCloseable {
     }
 
     /** The answer of the query API: status "success" with data, or "error" with errorType and error. */
+    /** Its base URL, e.g. {@code http://127.0.0.1:9090}. */
+    public URI url() {
+        return base;
+    }
+
     JsonNode query(String promql) {
         return query(promql, null);
     }
@@ -117,7 +122,7 @@ final class PrometheusServer implements AutoCloseable {
     }
 
     /** The samples of an instant vector query that must succeed; a scalar comes back as one value. */
-    List<Double> values(String promql) {
+    public List<Double> values(String promql) {
         JsonNode answer = query(promql);
         if (!"success".equals(answer.path("status").asText())) {
             throw new AssertionError(promql + ": " + answer);

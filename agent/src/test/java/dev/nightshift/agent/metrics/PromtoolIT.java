@@ -33,7 +33,7 @@ class PromtoolIT {
     @Test
     void thePlainRulesFileChecks() throws Exception {
         assertThat(promtool(MonitoringFiles.RULES.getParent(), "check", "rules", MonitoringFiles.RULES.toString()))
-                .contains("SUCCESS: 8 rules found");
+                .contains("SUCCESS: 9 rules found");
     }
 
     @Test
@@ -47,6 +47,6 @@ class PromtoolIT {
         Path extracted = tmp.resolve("operator-rules.yaml");
         Files.writeString(extracted, new Yaml().dump(Map.of("groups", MonitoringFiles.ruleGroups(MonitoringFiles.PROMETHEUS_RULE))));
 
-        assertThat(promtool(tmp, "check", "rules", extracted.toString())).contains("SUCCESS: 8 rules found");
+        assertThat(promtool(tmp, "check", "rules", extracted.toString())).contains("SUCCESS: 9 rules found");
     }
 }

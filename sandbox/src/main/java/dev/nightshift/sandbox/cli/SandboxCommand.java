@@ -104,6 +104,15 @@ public final class SandboxCommand implements Callable<Integer> {
                     + " and dryRun sections (the rest is the sandbox's). With --no-agent it is added to the agent.yaml written.")
     private Path agentConfig;
 
+    @Option(names = "--prometheus-url", paramLabel = "URL",
+            description = "The Prometheus the rollout health checks (spec rollout.healthChecks) query, e.g. http://127.0.0.1:9090.")
+    private java.net.URI prometheusUrl;
+
+    private dev.nightshift.agent.config.AgentConfig.Health health() {
+        return prometheusUrl == null ? dev.nightshift.agent.config.AgentConfig.Health.NONE
+                : dev.nightshift.agent.config.AgentConfig.Health.NONE.withPrometheusUrl(prometheusUrl);
+    }
+
     @Option(names = "--provider", paramLabel = "NAME",
             description = "Where the machines come from (default simulated; with --no-agent, http): simulated, cluster-api (a"
                     + " MachineDeployment per pool, played by embedded Cluster API controllers; its nodes are always adopted), or"
@@ -187,7 +196,7 @@ public final class SandboxCommand implements Callable<Integer> {
                      machineApiPoolLabel ? MachineApiCloud.Registration.WITH_POOL_LABEL : MachineApiCloud.Registration.REQUEST_LABELS,
                      fragment),
                      specs, System.out,
-                     Clock.systemUTC())) {
+                     Clock.systemUTC(), health())) {
             stop.install();
             sandbox.start();
             stop.await();

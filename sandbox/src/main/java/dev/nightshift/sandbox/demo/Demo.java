@@ -17,6 +17,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
 import dev.nightshift.sandbox.embedded.EmbeddedKubernetes;
+import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.run.Agent;
@@ -64,6 +65,7 @@ public final class Demo implements AutoCloseable {
 
     private final Options options;
     private final PrintStream out;
+    private final AgentConfig.Health health;
     private final SimulatedMachineProvider.Behaviour cloudBehaviour;
     private final RolloutWatch watch = new RolloutWatch();
     private final Clock clock = Clock.systemUTC();
@@ -76,11 +78,21 @@ public final class Demo implements AutoCloseable {
         this(options, out, RELIABLE_CLOUD);
     }
 
+    /** With the rollout health checks asking the Prometheus {@code health} names ({@code --prometheus-url}). */
+    public Demo(Options options, PrintStream out, AgentConfig.Health health) {
+        this(options, out, RELIABLE_CLOUD, health);
+    }
+
     /**
      * With a cloud of the caller's choice: tests inject failures through it. Not a command-line
      * option: the demo shows the agent at work, and its failure path is proven by the tests.
      */
     Demo(Options options, PrintStream out, SimulatedMachineProvider.Behaviour cloudBehaviour) {
+        this(options, out, cloudBehaviour, AgentConfig.Health.NONE);
+    }
+
+    private Demo(Options options, PrintStream out, SimulatedMachineProvider.Behaviour cloudBehaviour, AgentConfig.Health health) {
+        this.health = health;
         this.options = options;
         this.out = out;
         this.cloudBehaviour = cloudBehaviour;
@@ -107,7 +119,7 @@ public final class Demo implements AutoCloseable {
         workloads.deploy("cpu-worker", "web", nodes("cpu-worker"), 2);
         workloads.deploy("batch", "jobs", nodes("batch"), 2);
         workloads.startRescheduling();
-        agent = world.startAgent("demo", options.httpPort(), console.andThen(watch), options.agentConfig());
+        agent = world.startAgent("demo", options.httpPort(), console.andThen(watch), c -> options.agentConfig().apply(c).with(health));
         world.banner(out, "Nightshift demo");
         return story();
     }
@@ -130,7 +142,7 @@ public final class Demo implements AutoCloseable {
         List<String> nodes = world.awaitMachineDeployment(CLUSTER_API_MACHINE_DEPLOYMENT, 3);
         world.workloads().deploy(CLUSTER_API_POOL, "web", nodes, 2);
         world.workloads().startRescheduling();
-        agent = world.startAgent(CLUSTER_API_CLUSTER, options.httpPort(), console.andThen(watch), options.agentConfig());
+        agent = world.startAgent(CLUSTER_API_CLUSTER, options.httpPort(), console.andThen(watch), c -> options.agentConfig().apply(c).with(health));
         world.banner(out, "Nightshift demo on Cluster API");
         String initial = head();
         console.line("MachineDeployment " + CLUSTER_API_MACHINE_DEPLOYMENT + " runs 3 Machines whose nodes Nightshift has never seen:"

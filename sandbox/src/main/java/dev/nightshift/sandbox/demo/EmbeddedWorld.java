@@ -436,14 +436,14 @@ public final class EmbeddedWorld implements AutoCloseable {
      * against this world's machine API and its token file. Returns the file, which {@link #facts()} names from then on.
      */
     public Path writeAgentConfig(String cluster) throws IOException {
-        return writeAgentConfig(cluster, Optional.empty());
+        return writeAgentConfig(cluster, Optional.empty(), AgentConfig.Health.NONE);
     }
 
     /**
      * The same, with an {@code --agent-config} fragment's text after the world's own sections: a fragment holds only
      * sections the world does not write ({@code AgentConfigLoader.FRAGMENT_SECTIONS}), so the two never clash.
      */
-    public Path writeAgentConfig(String cluster, Optional<String> fragment) throws IOException {
+    public Path writeAgentConfig(String cluster, Optional<String> fragment, AgentConfig.Health health) throws IOException {
         DemoRepository repository = repository();
         StringBuilder yaml = new StringBuilder();
         yaml.append("# nightshift run --config ").append(dir.resolve(AGENT_CONFIG)).append(" --kubeconfig ").append(kubeconfig).append('\n');
@@ -474,6 +474,8 @@ public final class EmbeddedWorld implements AutoCloseable {
             yaml.append("    url: ").append(quoted(machineApi.url())).append('\n');
             yaml.append("    tokenFile: ").append(quoted(machineApi.tokenFile().toString())).append('\n');
         }
+        health.prometheusUrl().ifPresent(url -> yaml.append("health:  # the rollout health checks\n  prometheus: {url: ")
+                .append(quoted(url.toString())).append("}\n"));
         fragment.ifPresent(text -> yaml.append("# From --agent-config:\n").append(text).append(text.endsWith("\n") ? "" : "\n"));
         Path file = dir.resolve(AGENT_CONFIG);
         Files.writeString(file, yaml.toString(), java.nio.charset.StandardCharsets.UTF_8);

@@ -14,6 +14,7 @@ import dev.nightshift.spec.hash.HashInput;
 import dev.nightshift.spec.hash.HashScheme;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.DurationText;
+import dev.nightshift.spec.model.HealthCheck;
 import dev.nightshift.spec.model.ImageVersion;
 import dev.nightshift.spec.model.KubernetesVersion;
 import dev.nightshift.spec.model.MachineControllerManager;
@@ -211,7 +212,24 @@ public final class SpecDiff {
         other(reasons, mcm + "onEvictionBlocked", o, n, p -> mcm(p).onEvictionBlocked());
         other(reasons, mcm + "nodeConditions", o, n, p -> mcm(p).nodeConditions());
         other(reasons, mcm + "disableHealthTimeout", o, n, ResolvedPool::disableHealthTimeout);
+        // How the change is rolled out, resolved (the pool's fields, else the cluster's): never in a hash.
+        String rollout = "spec.rollout.";
+        other(reasons, rollout + "waves", o, n, p -> p.rollout().waves());
+        other(reasons, rollout + "soak", o, n, p -> DurationText.format(p.rollout().soak()));
+        other(reasons, rollout + "healthChecks", o, n, p -> p.rollout().healthChecks().stream().map(SpecDiff::describe).toList());
+        other(reasons, rollout + "onFailure", o, n, p -> p.rollout().onFailure());
+        other(reasons, rollout + "maxFailedMachines", o, n, p -> p.rollout().maxFailedMachines());
+        other(reasons, rollout + "revisionHistoryLimit", o, n, p -> p.rollout().revisionHistoryLimit());
         return reasons;
+    }
+
+    /** A check as one line, for a reason's old and new values. */
+    static String describe(HealthCheck check) {
+        if (check instanceof HealthCheck.Prometheus p) {
+            return p.name() + ": prometheus " + p.query()
+                    + p.min().map(v -> " >= " + v.toPlainString()).orElse("") + p.max().map(v -> " <= " + v.toPlainString()).orElse("");
+        }
+        return check.name() + ": workloadsAvailable within " + DurationText.format(((HealthCheck.WorkloadsAvailable) check).within());
     }
 
     private static MachineControllerManager mcm(ResolvedPool p) {

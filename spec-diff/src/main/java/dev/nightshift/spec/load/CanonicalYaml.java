@@ -14,12 +14,14 @@ import java.util.regex.Pattern;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.CredentialsRotation;
 import dev.nightshift.spec.model.DurationText;
+import dev.nightshift.spec.model.HealthCheck;
 import dev.nightshift.spec.model.IntOrPercent;
 import dev.nightshift.spec.model.KubeletConfig;
 import dev.nightshift.spec.model.MachineControllerManager;
 import dev.nightshift.spec.model.MachineImage;
 import dev.nightshift.spec.model.Maintenance;
 import dev.nightshift.spec.model.Quantity;
+import dev.nightshift.spec.model.Rollout;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 
 /**
@@ -72,6 +74,7 @@ public final class CanonicalYaml {
             images.add(ordered("name", image.name(), "versions", versions));
         }
         spec.put("machineImages", images);
+        c.rollout().ifPresent(r -> spec.put("rollout", rollout(r)));
         return document("Cluster", Map.of("name", c.name()), spec);
     }
 
@@ -113,6 +116,8 @@ public final class CanonicalYaml {
         // Written only when the user wrote it: left out, its default follows the update strategy.
         m.disableHealthTimeout().ifPresent(disable -> mcm.put("disableHealthTimeout", bool(disable)));
         spec.put("machineControllerManager", mcm);
+        // Written only when written: specs without it keep the canonical text they always had.
+        p.rollout().ifPresent(r -> spec.put("rollout", rollout(r)));
         return document("WorkerPool", metadata, spec);
     }
 
@@ -159,6 +164,35 @@ public final class CanonicalYaml {
         m.exclusions().forEach(e -> exclusions.add(ordered("start", instant(e.start()), "end", instant(e.end()), "reason", e.reason())));
         out.put("exclusions", exclusions);
         out.put("confineSpecUpdateRollout", bool(m.confineSpecUpdateRollout()));
+        return out;
+    }
+
+    /** Only the fields written: each one left out is inherited (from the cluster, or the default). */
+    private static Map<String, Object> rollout(Rollout r) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        r.waves().ifPresent(w -> out.put("waves", new ArrayList<Object>(w.stream().map(CanonicalYaml::limit).toList())));
+        r.soak().ifPresent(d -> out.put("soak", DurationText.format(d)));
+        r.healthChecks().ifPresent(checks -> {
+            List<Object> list = new ArrayList<>();
+            for (HealthCheck check : checks) {
+                Map<String, Object> body = new LinkedHashMap<>();
+                String kind;
+                if (check instanceof HealthCheck.Prometheus p) {
+                    kind = "prometheus";
+                    body.put("query", p.query());
+                    p.min().ifPresent(v -> body.put("min", new Plain(v.toPlainString())));
+                    p.max().ifPresent(v -> body.put("max", new Plain(v.toPlainString())));
+                } else {
+                    kind = "workloadsAvailable";
+                    body.put("within", DurationText.format(((HealthCheck.WorkloadsAvailable) check).within()));
+                }
+                list.add(ordered("name", check.name(), kind, body));
+            }
+            out.put("healthChecks", list);
+        });
+        r.onFailure().ifPresent(f -> out.put("onFailure", f.name()));
+        r.maxFailedMachines().ifPresent(n -> out.put("maxFailedMachines", integer(n)));
+        r.revisionHistoryLimit().ifPresent(n -> out.put("revisionHistoryLimit", integer(n)));
         return out;
     }
 

@@ -19,6 +19,7 @@ import org.quartz.CronExpression;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.CredentialsRotation;
 import dev.nightshift.spec.model.DurationText;
+import dev.nightshift.spec.model.HealthCheck;
 import dev.nightshift.spec.model.ImageVersion;
 import dev.nightshift.spec.model.IntOrPercent;
 import dev.nightshift.spec.model.KubeletConfig;
@@ -29,10 +30,12 @@ import dev.nightshift.spec.model.MachineImage;
 import dev.nightshift.spec.model.MachineImageRef;
 import dev.nightshift.spec.model.Maintenance;
 import dev.nightshift.spec.model.OnEvictionBlocked;
+import dev.nightshift.spec.model.OnFailure;
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.ProviderConfig;
 import dev.nightshift.spec.model.Quantity;
 import dev.nightshift.spec.model.RollingUpdateDefaults;
+import dev.nightshift.spec.model.Rollout;
 import dev.nightshift.spec.model.Taint;
 import dev.nightshift.spec.model.TaintEffect;
 import dev.nightshift.spec.model.UpdateStrategy;
@@ -142,8 +145,9 @@ final class SpecReader {
             return d;
         }).orElse(RollingUpdateDefaults.NONE);
         List<MachineImage> images = spec.listOfMaps("machineImages", this::machineImage);
+        Optional<Rollout> rollout = spec.map("rollout").map(this::rollout);
         spec.finish();
-        return new ClusterSpec(name, version, kubelet, nodeLocalDns, ca, sa, maintenance, rollingUpdate, images);
+        return new ClusterSpec(name, version, kubelet, nodeLocalDns, ca, sa, maintenance, rollingUpdate, images, rollout);
     }
 
     private String name(Fields metadata) {
@@ -459,10 +463,11 @@ final class SpecReader {
         boolean drainAndTerminate = spec.bool("drainAndTerminate", true);
         MachineControllerManager mcm = spec.map("machineControllerManager").map(this::machineControllerManager)
                 .orElse(MachineControllerManager.DEFAULTS);
+        Optional<Rollout> rollout = spec.map("rollout").map(this::rollout);
         spec.finish();
         return new WorkerPoolSpec(name, cluster, annotations, role, minimum, maximum, maxSurge, maxUnavailable, strategy,
                 new Machine(type, imageRef), volume, cri, version, kubelet, providerConfig, labels, taints,
-                minReadySeconds, progressDeadlineSeconds, interval, drainAndTerminate, mcm);
+                minReadySeconds, progressDeadlineSeconds, interval, drainAndTerminate, mcm, rollout);
     }
 
     private static void nonNegative(Fields f, String key, int value) {
@@ -485,5 +490,135 @@ final class SpecReader {
         nonNegative(f, "maxEvictRetries", m.maxEvictRetries());
         f.finish();
         return m;
+    }
+
+    // ---- rollout ---------------------------------------------------------------------------
+
+    private Rollout rollout(Fields f) {
+        Optional<List<IntOrPercent>> waves = f.take("waves").flatMap(node -> waves(f, node));
+        Optional<Duration> soak = f.written("soak") ? Optional.ofNullable(duration(f, "soak", null)) : Optional.empty();
+        java.util.Set<String> names = new java.util.HashSet<>();
+        Optional<List<HealthCheck>> checks = f.written("healthChecks") ? Optional.of(f.listOfMaps("healthChecks", c -> {
+            HealthCheck check = healthCheck(c);
+            if (!check.name().isEmpty() && !names.add(check.name())) {
+                c.error("name", c.take("name").orElseThrow(), "duplicate health check \"" + check.name() + "\": names must be unique");
+            }
+            return check;
+        })) : Optional.empty();
+        Optional<OnFailure> onFailure = f.string("onFailure").isPresent()
+                ? Optional.of(f.enumValue("onFailure", OnFailure.class, OnFailure.Halt, Enum::name)) : Optional.empty();
+        Optional<Integer> maxFailed = f.integer("maxFailedMachines", 1, 1_000_000, "an integer >= 1");
+        Optional<Integer> history = f.integer("revisionHistoryLimit", 1, 1_000, "an integer from 1 to 1000");
+        f.finish();
+        return new Rollout(waves, soak, checks, onFailure, maxFailed, history);
+    }
+
+    /**
+     * Cumulative shares of the outdated nodes: counts (>= 1) first, rising, then percentages
+     * (1% to 100%), rising, the last one "100%" so that the rollout covers every node.
+     */
+    private Optional<List<IntOrPercent>> waves(Fields f, YamlNode node) {
+        String example = "such as [1, \"10%\", \"50%\", \"100%\"]";
+        if (!(node instanceof YamlNode.ListNode list) || list.items().isEmpty()) {
+            f.error("waves", node, "must be a non-empty list of counts and percentages " + example + ", got " + YamlNode.describe(node));
+            return Optional.empty();
+        }
+        int before = errors.size();
+        List<IntOrPercent> waves = new java.util.ArrayList<>();
+        IntOrPercent previous = null;
+        for (int i = 0; i < list.items().size(); i++) {
+            YamlNode item = list.items().get(i);
+            String path = f.path("waves[" + i + "]");
+            Optional<IntOrPercent> wave = wave(item);
+            if (wave.isEmpty()) {
+                errors.add(YamlError.at(item.where(), path, "must be a count >= 1 or a percentage from 1% to 100% (quoted), got "
+                        + YamlNode.describe(item)));
+                continue;
+            }
+            IntOrPercent w = wave.get();
+            if (previous != null && previous.percent() && !w.percent()) {
+                errors.add(YamlError.at(item.where(), path, "a count cannot follow a percentage: write counts first, got " + w
+                        + " after " + previous));
+            } else if (previous != null && previous.percent() == w.percent() && w.value() <= previous.value()) {
+                errors.add(YamlError.at(item.where(), path, "waves are cumulative and must rise: " + w + " after " + previous));
+            }
+            waves.add(w);
+            previous = w;
+        }
+        if (errors.size() == before && !(previous.percent() && previous.value() == 100)) {
+            YamlNode last = list.items().get(list.items().size() - 1);
+            errors.add(YamlError.at(last.where(), f.path("waves[" + (list.items().size() - 1) + "]"),
+                    "the last wave must be \"100%\" so that every node is updated, got " + previous));
+        }
+        return errors.size() == before ? Optional.of(waves) : Optional.empty();
+    }
+
+    private static Optional<IntOrPercent> wave(YamlNode item) {
+        if (item instanceof YamlNode.Scalar s) {
+            if (s.kind() == YamlNode.ScalarKind.INT && s.text().matches("[1-9][0-9]{0,8}")) {
+                return Optional.of(IntOrPercent.of(Integer.parseInt(s.text())));
+            }
+            if (s.kind() == YamlNode.ScalarKind.STRING) {
+                return IntOrPercent.parsePercent(s.text()).filter(p -> !p.isZero());
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static final Pattern CHECK_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+    private HealthCheck healthCheck(Fields f) {
+        String name = f.requiredString("name");
+        if (!name.isEmpty() && !CHECK_NAME.matcher(name).matches()) {
+            f.error("name", f.take("name").orElseThrow(), "must be lower-case letters, digits and '-' (at most 63), got \"" + name + "\"");
+        }
+        Optional<Fields> prometheus = f.map("prometheus");
+        Optional<Fields> workloads = f.map("workloadsAvailable");
+        if (prometheus.isPresent() && workloads.isPresent()) {
+            f.error("workloadsAvailable", f.take("workloadsAvailable").orElseThrow(),
+                    "a health check is exactly one of prometheus or workloadsAvailable, not both");
+        } else if (prometheus.isEmpty() && workloads.isEmpty() && !f.written("prometheus") && !f.written("workloadsAvailable")) {
+            f.error("prometheus", f.where(), "a health check needs prometheus or workloadsAvailable");
+        }
+        if (prometheus.isPresent()) {
+            Fields p = prometheus.get();
+            String query = p.requiredString("query");
+            if (p.written("query") && query.isBlank()) {
+                p.error("query", p.take("query").orElseThrow(), "must be a PromQL query, got nothing");
+            }
+            Optional<java.math.BigDecimal> min = number(p, "min");
+            Optional<java.math.BigDecimal> max = number(p, "max");
+            if (!p.written("min") && !p.written("max")) {
+                p.error("max", p.where(), "a prometheus check needs max, min or both (the bounds its value must stay within)");
+            } else if (min.isPresent() && max.isPresent() && min.get().compareTo(max.get()) > 0) {
+                p.error("min", p.take("min").orElseThrow(), "must not be above max (" + max.get().toPlainString() + ")");
+            }
+            p.finish();
+            return new HealthCheck.Prometheus(name, query, min, max);
+        }
+        if (workloads.isPresent()) {
+            Fields w = workloads.get();
+            Duration within = duration(w, "within", null);
+            if (within != null && within.isZero()) {
+                w.error("within", w.take("within").orElseThrow(), "must be longer than 0s");
+            }
+            w.finish();
+            return new HealthCheck.WorkloadsAvailable(name, within == null ? Duration.ZERO : within);
+        }
+        return new HealthCheck.WorkloadsAvailable(name, Duration.ZERO);
+    }
+
+    private static Optional<java.math.BigDecimal> number(Fields f, String key) {
+        return f.take(key).flatMap(node -> {
+            if (node instanceof YamlNode.Scalar s && (s.kind() == YamlNode.ScalarKind.INT || s.kind() == YamlNode.ScalarKind.FLOAT)) {
+                try {
+                    return Optional.of(new java.math.BigDecimal(s.text().replace("_", "")).stripTrailingZeros());
+                } catch (NumberFormatException e) {
+                    // .inf, .nan and the like: refused below
+                }
+            }
+            f.error(key, node, "must be a finite number such as 0.01, got " + YamlNode.describe(node));
+            return Optional.empty();
+        });
     }
 }

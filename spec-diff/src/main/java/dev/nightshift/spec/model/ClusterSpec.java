@@ -13,7 +13,8 @@ public record ClusterSpec(
         Optional<CredentialsRotation> serviceAccountKey,
         Optional<Maintenance> maintenance,
         RollingUpdateDefaults rollingUpdate,
-        List<MachineImage> machineImages) {
+        List<MachineImage> machineImages,
+        Optional<Rollout> rollout) {
 
     public ClusterSpec {
         machineImages = List.copyOf(machineImages);

@@ -25,6 +25,7 @@ public final class ResolvedPool {
     private final Optional<Instant> serviceAccountKeyRotation;
     private final String canonicalCertificateAuthoritiesRotation;
     private final String canonicalServiceAccountKeyRotation;
+    private final RolloutPolicy rollout;
 
     public ResolvedPool(ClusterSpec cluster, WorkerPoolSpec pool) {
         this.cluster = cluster;
@@ -37,6 +38,7 @@ public final class ResolvedPool {
         this.serviceAccountKeyRotation = CredentialsRotation.initiationFor(cluster.serviceAccountKey(), pool.name());
         this.canonicalCertificateAuthoritiesRotation = canonical(certificateAuthoritiesRotation);
         this.canonicalServiceAccountKeyRotation = canonical(serviceAccountKeyRotation);
+        this.rollout = RolloutPolicy.resolve(cluster.rollout(), pool.rollout());
     }
 
     /** Epoch seconds and nanos: the same instant in fewer steps than ISO text; empty when none. */
@@ -68,6 +70,11 @@ public final class ResolvedPool {
     /** {@code MAJOR.MINOR.PATCH} of {@link #kubernetesVersion()}. */
     public String fullVersion() {
         return fullVersion;
+    }
+
+    /** Waves, soak, checks and what to do on failure: the pool's fields, else the cluster's, else today's canary. */
+    public RolloutPolicy rollout() {
+        return rollout;
     }
 
     public KubeletConfig kubelet() {

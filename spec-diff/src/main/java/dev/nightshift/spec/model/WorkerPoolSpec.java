@@ -32,7 +32,8 @@ public record WorkerPoolSpec(
         int progressDeadlineSeconds,
         Duration interval,
         boolean drainAndTerminate,
-        MachineControllerManager machineControllerManager) {
+        MachineControllerManager machineControllerManager,
+        Optional<Rollout> rollout) {
 
     /** Annotation whose value, a token not used before, lets a new in-place change through. */
     public static final String FORCE_IN_PLACE_UPDATE = "nightshift.dev/force-in-place-update";
@@ -66,6 +67,13 @@ public record WorkerPoolSpec(
 
     public static boolean controlAnnotation(String key) {
         return key.startsWith(CONTROL_ANNOTATION_PREFIX);
+    }
+
+    /** The same pool rolled out as {@code value} says (a rollback goes back without the checks that failed). */
+    public WorkerPoolSpec withRollout(Optional<Rollout> value) {
+        return new WorkerPoolSpec(name, cluster, annotations, role, minimum, maximum, maxSurge, maxUnavailable, updateStrategy, machine,
+                volume, criName, kubernetesVersion, kubelet, providerConfig, labels, taints, minReadySeconds, progressDeadlineSeconds,
+                interval, drainAndTerminate, machineControllerManager, value);
     }
 
     /** The annotations copied to the pool's nodes: all but the control annotations. */

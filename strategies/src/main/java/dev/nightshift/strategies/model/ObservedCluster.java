@@ -12,18 +12,38 @@ import java.util.Map;
  * @param controlPlaneNodes the nodes the cluster labels {@code node-role.kubernetes.io/control-plane},
  *                          in a pool or not, each with whether it is Ready (none where the control
  *                          plane runs elsewhere)
+ * @param health            the verdict of each pool's rollout health checks, by pool name; a pool with
+ *                          checks and no verdict is judged unknown, never passing
  */
 public record ObservedCluster(
         List<ObservedNode> nodes,
         boolean controlPlaneReady,
         MaintenanceState maintenance,
         Map<String, PoolStatus> poolStatus,
-        Map<String, Boolean> controlPlaneNodes) {
+        Map<String, Boolean> controlPlaneNodes,
+        Map<String, HealthVerdict> health) {
 
     public ObservedCluster {
         nodes = List.copyOf(nodes);
         poolStatus = Map.copyOf(poolStatus);
         controlPlaneNodes = Map.copyOf(controlPlaneNodes);
+        health = Map.copyOf(health);
+    }
+
+    /** With no health verdicts (pools without checks). */
+    public ObservedCluster(List<ObservedNode> nodes, boolean controlPlaneReady, MaintenanceState maintenance,
+                           Map<String, PoolStatus> poolStatus, Map<String, Boolean> controlPlaneNodes) {
+        this(nodes, controlPlaneReady, maintenance, poolStatus, controlPlaneNodes, Map.of());
+    }
+
+    /** The same observation with each pool's health verdict. */
+    public ObservedCluster withHealth(Map<String, HealthVerdict> verdicts) {
+        return new ObservedCluster(nodes, controlPlaneReady, maintenance, poolStatus, controlPlaneNodes, verdicts);
+    }
+
+    /** The pool's verdict; empty when none was given. */
+    public java.util.Optional<HealthVerdict> health(String pool) {
+        return java.util.Optional.ofNullable(health.get(pool));
     }
 
     /** With no control-plane nodes to be seen (the simulator, most planner tests). */

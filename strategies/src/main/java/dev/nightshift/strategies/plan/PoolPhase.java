@@ -26,5 +26,11 @@ public enum PoolPhase {
     /** ManualInPlaceUpdate: outdated nodes wait for the user to select them. */
     AWAITING_SELECTION,
     /** A node failed and needs a user decision. */
-    FAILED
+    FAILED,
+    /**
+     * The rollout's health checks failed (or could not be judged for the soak time), or
+     * {@code maxFailedMachines} machines failed in a row: nothing new starts, work in flight
+     * finishes, until {@code nightshift resume} or a new target.
+     */
+    HALTED
 }

@@ -11,11 +11,19 @@ package dev.nightshift.strategies.sim;
  * @param crash             the agent crashes part-way through executing a plan
  * @param unhealthy         an initial node falls ill (DiskPressure) at a random time and stays so
  *                          until it is updated in place or replaced
+ * @param failHealth        a wave of a pool with rollout health checks fails them (drawn once per wave);
+ *                          otherwise its checks pass
  */
 public record Faults(double createJitter, double createFailure, double neverReady, double pdbBlocked,
-                     double inPlaceFailure, double crash, double unhealthy) {
+                     double inPlaceFailure, double crash, double unhealthy, double failHealth) {
 
-    public static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0);
+    public static final Faults NONE = new Faults(0, 0, 0, 0, 0, 0, 0, 0);
+
+    /** Every wave's checks pass. */
+    public Faults(double createJitter, double createFailure, double neverReady, double pdbBlocked,
+                  double inPlaceFailure, double crash, double unhealthy) {
+        this(createJitter, createFailure, neverReady, pdbBlocked, inPlaceFailure, crash, unhealthy, 0);
+    }
 
     /** No node falls ill. */
     public Faults(double createJitter, double createFailure, double neverReady, double pdbBlocked,

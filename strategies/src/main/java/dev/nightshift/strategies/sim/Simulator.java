@@ -29,7 +29,9 @@ import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.NodeCondition;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
+import dev.nightshift.strategies.model.HealthVerdict;
 import dev.nightshift.strategies.model.PoolStatus;
+import dev.nightshift.strategies.model.RolloutProgress;
 import dev.nightshift.strategies.plan.Plan;
 import dev.nightshift.strategies.plan.PoolReport;
 import dev.nightshift.strategies.plan.Step;
@@ -112,6 +114,8 @@ public final class Simulator {
         private final List<TimelineEvent> timeline = new ArrayList<>();
         private final List<String> violations = new ArrayList<>();
         private PoolStatus status = PoolStatus.NEW;
+        /** Whether each wave's checks fail, drawn when the wave is first judged. */
+        private final Map<Integer, Boolean> waveFails = new HashMap<>();
         /** When the streak's last counted validation was made, as the agent keeps it. */
         private Optional<Instant> lastValidation = Optional.empty();
         private Instant now = START;
@@ -244,7 +248,27 @@ public final class Simulator {
         }
 
         private ObservedCluster observed() {
-            return new ObservedCluster(List.copyOf(ordered), true, setup.windows().at(now), Map.of(pool.name(), status));
+            ObservedCluster o = new ObservedCluster(List.copyOf(ordered), true, setup.windows().at(now), Map.of(pool.name(), status));
+            return pool.spec().rollout().healthChecks().isEmpty() ? o : o.withHealth(Map.of(pool.name(), verdict()));
+        }
+
+        /**
+         * The pool's health checks as the simulation has them: passing, unless {@code failHealth} draws a failure for
+         * the current wave, which then fails during its soak (drawn once per wave, and only when asked for: runs
+         * without it draw the same numbers as before).
+         */
+        private HealthVerdict verdict() {
+            if (setup.faults().failHealth() <= 0) {
+                return HealthVerdict.PASSING;
+            }
+            // A wave fails its checks once its nodes run the new spec: during its soak.
+            if (status.rollout().flatMap(RolloutProgress::waveAvailableAt).isEmpty()) {
+                return HealthVerdict.PASSING;
+            }
+            int wave = status.rollout().map(RolloutProgress::wave).orElse(0);
+            boolean fails = waveFails.computeIfAbsent(wave, w -> random.nextDouble() < setup.faults().failHealth());
+            return fails ? new HealthVerdict.Failing(pool.spec().rollout().healthChecks().get(0).name(), "failing (simulated)",
+                    "--fail-health " + setup.faults().failHealth()) : HealthVerdict.PASSING;
         }
 
         private boolean done() {
@@ -279,6 +303,8 @@ public final class Simulator {
             if (r.failed() > 0) {
                 b.append(", ").append(r.failed()).append(" failed");
             }
+            r.status().halt().ifPresent(h -> b.append("; halted in wave ").append(h.wave()).append(": ").append(h.check())
+                    .append(' ').append(h.value()).append(' ').append(h.threshold()));
             r.blockedDrains().forEach(d -> b.append("; drain of ").append(d.node()).append(" blocked by pod ")
                     .append(d.eviction().pod()).append(" (budget ").append(d.eviction().disruptionBudget()).append(')'));
             nodes.values().stream().filter(n -> n.registered() && !n.ready())

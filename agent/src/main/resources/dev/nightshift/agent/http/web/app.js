@@ -12,7 +12,7 @@
   const ACTIONS = { ROLL: 'roll', IN_PLACE: 'in place', KUBELET_RESTART: 'kubelet restart', PROPAGATE: 'labels' };
   const PHASE_TONE = {
     CURRENT: 'ok', UPDATING: 'info', RESTARTING_KUBELETS: 'info', WAITING_FOR_TURN: '', WAITING_FOR_WINDOW: 'warn',
-    WAITING_FOR_VALIDATION: '', PAUSED: 'warn', REPORT_ONLY: 'warn', NODE_UPDATES_OFF: 'warn', AWAITING_SELECTION: 'warn', FAILED: 'bad'
+    WAITING_FOR_VALIDATION: '', PAUSED: 'warn', REPORT_ONLY: 'warn', NODE_UPDATES_OFF: 'warn', AWAITING_SELECTION: 'warn', FAILED: 'bad', HALTED: 'bad'
   };
 
   const $ = (id) => document.getElementById(id);
@@ -157,6 +157,8 @@ ${esc(h.action ?? '')} ${h.at ? when(h.at) : ''}</li>`));
     (p.refusedSteps || []).forEach((r) => issues.push(`<li>${esc(r.step)} of <code>${esc(r.node)}</code> held (${esc(r.reason)}): ${esc(r.detail)}</li>`));
     if (p.lastError) issues.push(`<li>${esc(p.lastError)}</li>`);
     if (p.progressReason) issues.push(`<li>${esc(p.progressReason)}</li>`);
+    const h = p.healthFailure;
+    if (h) issues.push(`<li>Halted in wave ${esc(h.wave)}: <code>${esc(h.check)}</code> ${esc(h.value)}, must be ${esc(h.threshold)}; <code>nightshift resume --pool ${esc(p.pool)}</code> lifts it</li>`);
     if ((p.awaitingSelection || []).length) issues.push(`<li>Awaiting selection: ${p.awaitingSelection.map((n) => `<code>${esc(n)}</code>`).join(', ')}</li>`);
     const st = stage(p);
     return `<article class="pool" id="${idOf(p.pool)}" aria-labelledby="${idOf(p.pool)}-h">

@@ -1,0 +1,93 @@
+package dev.nightshift.agent.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import dev.nightshift.spec.model.HealthCheck;
+import dev.nightshift.strategies.model.HealthVerdict;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+
+/** The evicted pods' Deployments and StatefulSets must be fully available again within the check's time. */
+class WorkloadsAvailabilityTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-27T12:00:00Z");
+    private static final HealthCheck.WorkloadsAvailable BACK = new HealthCheck.WorkloadsAvailable("back", Duration.ofMinutes(5));
+    private static final EvictedWorkloads.Workload SHOP = new EvictedWorkloads.Workload("apps", "Deployment", "shop");
+    private static final EvictedWorkloads.Workload DB = new EvictedWorkloads.Workload("apps", "StatefulSet", "db");
+
+    private final EvictedWorkloads evicted = new EvictedWorkloads();
+    private final Map<EvictedWorkloads.Workload, int[]> replicas = new HashMap<>();
+    private final WorkloadsAvailability check = new WorkloadsAvailability(evicted, w -> Optional.ofNullable(replicas.get(w)));
+
+    private static Pod ofReplicaSet(String name, String replicaSet, String hash) {
+        return new PodBuilder().withNewMetadata().withNamespace("apps").withName(name).addToLabels("pod-template-hash", hash)
+                .addNewOwnerReference().withKind("ReplicaSet").withName(replicaSet).endOwnerReference().endMetadata().build();
+    }
+
+    private static Pod ofStatefulSet(String name, String set) {
+        return new PodBuilder().withNewMetadata().withNamespace("apps").withName(name)
+                .addNewOwnerReference().withKind("StatefulSet").withName(set).endOwnerReference().endMetadata().build();
+    }
+
+    @Test
+    void aPodsWorkloadIsItsDeploymentOrStatefulSet() {
+        assertThat(EvictedWorkloads.owner(ofReplicaSet("shop-7d9f-abc", "shop-7d9f", "7d9f"))).contains(SHOP);
+        assertThat(EvictedWorkloads.owner(ofStatefulSet("db-0", "db"))).contains(DB);
+        assertThat(EvictedWorkloads.owner(new PodBuilder().withNewMetadata().withNamespace("apps").withName("lonely").endMetadata()
+                .build())).isEmpty();
+    }
+
+    @Test
+    void aWorkloadStillShortWithinItsTimeDoesNotFail() {
+        evicted.evicted("web", ofReplicaSet("shop-7d9f-abc", "shop-7d9f", "7d9f"), T0);
+        replicas.put(SHOP, new int[] {2, 3});
+
+        assertThat(check.judge("web", BACK, T0.plus(Duration.ofMinutes(4)))).isEqualTo(HealthVerdict.PASSING);
+    }
+
+    @Test
+    void aWorkloadStillShortAfterItsTimeFails() {
+        evicted.evicted("web", ofReplicaSet("shop-7d9f-abc", "shop-7d9f", "7d9f"), T0);
+        replicas.put(SHOP, new int[] {2, 3});
+
+        assertThat(check.judge("web", BACK, T0.plus(Duration.ofMinutes(5))))
+                .isEqualTo(new HealthVerdict.Failing("back", "apps/Deployment/shop 2/3 available after 5m", "available within 5m"));
+    }
+
+    @Test
+    void aWorkloadBackIsNoLongerFollowed() {
+        evicted.evicted("web", ofStatefulSet("db-0", "db"), T0);
+        replicas.put(DB, new int[] {3, 3});
+
+        assertThat(check.judge("web", BACK, T0.plusSeconds(30))).isEqualTo(HealthVerdict.PASSING);
+        replicas.put(DB, new int[] {1, 3});
+        assertThat(check.judge("web", BACK, T0.plus(Duration.ofHours(1)))).as("a later outage is not this drain's").isEqualTo(HealthVerdict.PASSING);
+        assertThat(evicted.of("web")).isEmpty();
+    }
+
+    @Test
+    void anotherPoolsEvictionsDoNotCount() {
+        evicted.evicted("batch", ofStatefulSet("db-0", "db"), T0);
+        replicas.put(DB, new int[] {0, 3});
+
+        assertThat(check.judge("web", BACK, T0.plus(Duration.ofHours(1)))).isEqualTo(HealthVerdict.PASSING);
+    }
+
+    @Test
+    void aWorkloadThatCannotBeReadIsUnknown() {
+        evicted.evicted("web", ofStatefulSet("db-0", "db"), T0);
+        WorkloadsAvailability failing = new WorkloadsAvailability(evicted, w -> {
+            throw new IllegalStateException("403");
+        });
+
+        assertThat(failing.judge("web", BACK, T0)).isEqualTo(new HealthVerdict.Unknown("back", "apps/StatefulSet/db cannot be read: IllegalStateException"));
+    }
+}

@@ -69,7 +69,8 @@ class StepContractTest {
                 new Case("Drain", t -> { }, new Step.Drain(NODE, POOL)),
                 new Case("Repair", t -> { }, new Step.Repair(NODE, POOL, "DiskPressure", NOW.minusSeconds(600))),
                 new Case("ForceDeletePod", StepContractTest::blockedPod, new Step.ForceDeletePod(NODE, POOL, "app-0")),
-                new Case("DeleteMachine", t -> { }, new Step.DeleteMachine(NODE, POOL, true, DESIRED)),
+                // As the planner asks for it: of a node it drained (a Ready, schedulable one is drained first, never deleted).
+                new Case("DeleteMachine", StepContractTest::drained, new Step.DeleteMachine(NODE, POOL, true, DESIRED)),
                 new Case("CreateMachine", t -> { }, new Step.CreateMachine(POOL + "-surge", POOL, NODE, DESIRED)),
                 new Case("UpdateInPlace", t -> { }, new Step.UpdateInPlace(NODE, POOL, DESIRED)),
                 new Case("RestartKubelet", t -> { }, new Step.RestartKubelet(NODE, POOL, DESIRED)),
@@ -208,6 +209,13 @@ class StepContractTest {
             a.put(NodeMarks.EVICTION_ATTEMPTS, refused(2));
             a.put(NodeMarks.IN_PLACE_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(200)));
             a.put(NodeMarks.KUBELET_RESTART_AT, NodeMarks.instant(NOW.minusSeconds(100)));
+        });
+    }
+
+    private static void drained(KubeSeam seam) {
+        seam.edit(n -> {
+            n.getSpec().setUnschedulable(true);
+            n.getMetadata().getAnnotations().put(NodeMarks.DRAIN_STARTED_AT, NodeMarks.instant(NOW.minusSeconds(300)));
         });
     }
 

@@ -49,11 +49,8 @@ class ProviderModelIT {
     private static final Duration MACHINE = Duration.ofMillis(400);
     /**
      * Seeds of the suite's fixed set, chosen for what they draw (a seed that found a bug stays once it is fixed): 9 is 3
-     * nodes at 25 %/2 with a second change, an agent restart after its 4th write and machines that never register. Open
-     * (docs/contributing/testing.md), out of the suite until fixed: seed 7 (2 nodes at 1/1, a second change, lost
-     * machine-API answers) once failed on {@code http} under load — a node at the first bump's hash deleted without a
-     * cordon; seed 10 (5 nodes at 1/25 %, a restart after the 6th write) once stalled on {@code cluster-api} with all 5
-     * nodes outdated and nothing under way. Both pass alone.
+     * nodes at 25 %/2 with a second change, an agent restart after its 4th write and machines that never register. The
+     * long profile's findings and those still open are in docs/contributing/testing.md (model-based tests).
      */
     private static final long[] SUITE_SEEDS = {9};
     private static final int SUITE_MAX_NODES = 5;

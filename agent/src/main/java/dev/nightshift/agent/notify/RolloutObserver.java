@@ -18,6 +18,7 @@ import java.util.Set;
 import dev.nightshift.agent.eta.PoolEta;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.reconcile.ReconcileReport;
+import dev.nightshift.agent.report.RolloutProgressJson;
 import dev.nightshift.agent.window.WindowState;
 import dev.nightshift.spec.load.SpecError;
 import dev.nightshift.strategies.RolloutPlanner;
@@ -119,6 +120,13 @@ final class RolloutObserver {
                                 + " would break PodDisruptionBudget " + b.eviction().disruptionBudget(),
                         data("node", b.node(), "pod", b.eviction().pod(), "podDisruptionBudget", b.eviction().disruptionBudget(),
                                 "attempts", b.eviction().attempts()));
+            }
+            if (p.phase() == PoolPhase.HALTED) {
+                // Once per halt: a resumed pool that halts again later is a new halt (its time is in the key).
+                p.status().halt().ifPresent(h -> event(out, EventType.POOL_HALTED, now, commit, Optional.of(name),
+                        "pool.halted/" + name + "/" + h.at(), "pool " + name + " halted: " + RolloutProgressJson.describe(h),
+                        data("check", h.check(), "value", h.value(), "threshold", h.threshold(), "wave", h.wave(),
+                                "at", h.at().toString())));
             }
             if (failing.containsKey(name)) {
                 event(out, EventType.POOL_FAILED, now, commit, Optional.of(name), "pool.failed/" + name,

@@ -35,6 +35,16 @@ final class Reports {
                 reason, List.of(), List.of(), List.of(), PoolStatus.NEW);
     }
 
+    /** A pool whose rollout halted at {@code at}: a check failed in wave 1. */
+    static PoolReport halted(String name, int count, int current, Instant at) {
+        dev.nightshift.strategies.model.RolloutProgress.Halt halt = new dev.nightshift.strategies.model.RolloutProgress.Halt(
+                "error-rate", "0.07", "<= 0.01", 1, at);
+        PoolStatus status = PoolStatus.NEW.withRollout(Optional.of(new dev.nightshift.strategies.model.RolloutProgress(
+                "target", count, 1, Optional.empty(), Optional.empty(), java.util.Set.of(), current, Optional.of(halt))));
+        return new PoolReport(name, PoolPhase.HALTED, PendingAction.ROLL, count, current, count - current, 0, 0, 1, 1, true, "",
+                List.of(), List.of(), List.of(), status);
+    }
+
     static PoolReport blocked(String name, int count, int current, String node, String pod, String budget) {
         return new PoolReport(name, PoolPhase.UPDATING, PendingAction.ROLL, count, current, count - current, 1, 0, 1, 1, true, "",
                 List.of(), List.of(), List.of(new PoolReport.BlockedDrain(node, new BlockedEviction(pod, budget, 3))), PoolStatus.NEW);

@@ -4,6 +4,7 @@ import static dev.nightshift.agent.notify.Reports.C1;
 import static dev.nightshift.agent.notify.Reports.C2;
 import static dev.nightshift.agent.notify.Reports.blocked;
 import static dev.nightshift.agent.notify.Reports.failed;
+import static dev.nightshift.agent.notify.Reports.halted;
 import static dev.nightshift.agent.notify.Reports.pool;
 import static dev.nightshift.agent.notify.Reports.report;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,6 +72,21 @@ class RolloutObserverTest {
                 "status FAILURE pool a failed: no node finished within its progress deadline (ProgressDeadlineExceeded)");
         NotificationEvent e = ((Notice.Event) notices.get(0)).event();
         assertThat(e.data()).containsEntry("reason", "no node finished within its progress deadline (ProgressDeadlineExceeded)");
+    }
+
+    @Test
+    void aHaltedPoolIsToldOnceWithTheCheckAndItsValue() {
+        observer.observe(report(T0, C1, pool("a", 4, 0, 1)), Optional.empty());
+        Instant haltedAt = T0.plusSeconds(60);
+        List<Notice> first = observer.observe(report(haltedAt, C1, halted("a", 4, 1, haltedAt)), Optional.empty());
+        List<Notice> again = observer.observe(report(haltedAt.plusSeconds(2), C1, halted("a", 4, 1, haltedAt)), Optional.empty());
+
+        assertThat(said(first)).contains("pool.halted a");
+        NotificationEvent e = first.stream().filter(n -> n instanceof Notice.Event ev && ev.event().type() == EventType.POOL_HALTED)
+                .map(n -> ((Notice.Event) n).event()).findFirst().orElseThrow();
+        assertThat(e.data()).containsEntry("check", "error-rate").containsEntry("value", "0.07").containsEntry("threshold", "<= 0.01")
+                .containsEntry("wave", 1);
+        assertThat(said(again)).doesNotContain("pool.halted a");
     }
 
     @Test

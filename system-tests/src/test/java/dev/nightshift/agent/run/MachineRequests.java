@@ -39,8 +39,10 @@ final class MachineRequests implements MachineProvider, ChangeNotifications, Lis
     private final java.util.function.Supplier<MachineProvider> cloud;
     private final Clock clock;
     private final List<Request> requests = new ArrayList<>();
-    /** When a surge machine asked for was deleted before it registered as a node (it never shows in the request log). */
+    /** When a machine asked for was deleted before it registered as a node (it never shows in the request log). */
     private final List<Instant> withdrawn = new ArrayList<>();
+    /** The same, of surge machines only: the replay counts surge machines asked for and not registered (RolloutInvariants). */
+    private final List<Instant> withdrawnSurge = new ArrayList<>();
 
     MachineRequests(MachineProvider cloud, Clock clock) {
         this(() -> cloud, clock);
@@ -96,6 +98,11 @@ final class MachineRequests implements MachineProvider, ChangeNotifications, Lis
         return List.copyOf(withdrawn);
     }
 
+    /** When each surge machine that never registered was deleted, in order. */
+    synchronized List<Instant> withdrawnSurge() {
+        return List.copyOf(withdrawnSurge);
+    }
+
     /** A copy of every request so far, in order. */
     synchronized List<Request> requests() {
         return List.copyOf(requests);
@@ -118,13 +125,15 @@ final class MachineRequests implements MachineProvider, ChangeNotifications, Lis
 
     @Override
     public Deletion delete(DesiredPool pool, String machine, boolean replace) {
-        // Only surge machines: the replay counts surge machines asked for and not registered (see RolloutInvariants).
-        boolean unregistered = cloud.get().machines(pool.name()).stream().anyMatch(m -> m.name().equals(machine) && m.node().isEmpty()
-                && m.surgeFor().isPresent());
+        Optional<Machine> unregistered = cloud.get().machines(pool.name()).stream()
+                .filter(m -> m.name().equals(machine) && m.node().isEmpty()).findFirst();
         Deletion deletion = cloud.get().delete(pool, machine, replace);
-        if (unregistered && deletion.started()) {
+        if (unregistered.isPresent() && deletion.started()) {
             synchronized (this) {
                 withdrawn.add(clock.instant());
+                if (unregistered.get().surgeFor().isPresent()) {
+                    withdrawnSurge.add(clock.instant());
+                }
             }
         }
         return deletion;

@@ -117,7 +117,7 @@ final class RolloutInvariants {
         List<MachineRequests.Request> asked = h.machineRequests.requests().stream()
                 .filter(q -> q.pool().equals(pool) && !q.time().isBefore(start.at()) && q.surgeFor().isPresent()).toList();
 
-        List<java.time.Instant> withdrawn = h.machineRequests.withdrawn().stream().filter(t -> !t.isBefore(start.at())).toList();
+        List<java.time.Instant> withdrawn = h.machineRequests.withdrawnSurge().stream().filter(t -> !t.isBefore(start.at())).toList();
         List<String> violations = new ArrayList<>();
         Map<String, JsonNode> nodesBefore = start.nodes().stream()
                 .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> (JsonNode) JSON.valueToTree(n)));

@@ -46,14 +46,8 @@ public final class DemoCommand implements Callable<Integer> {
                     + " dryRun sections (the rest is the demo's).")
     private Path agentConfig;
 
-    @Option(names = "--prometheus-url", paramLabel = "URL",
-            description = "The Prometheus the rollout health checks (spec rollout.healthChecks) query, e.g. http://127.0.0.1:9090.")
-    private java.net.URI prometheusUrl;
-
-    private dev.nightshift.agent.config.AgentConfig.Health health() {
-        return prometheusUrl == null ? dev.nightshift.agent.config.AgentConfig.Health.NONE
-                : dev.nightshift.agent.config.AgentConfig.Health.NONE.withPrometheusUrl(prometheusUrl);
-    }
+    @picocli.CommandLine.Mixin
+    private HealthOptions healthOptions = new HealthOptions();
 
     @picocli.CommandLine.Spec
     private picocli.CommandLine.Model.CommandSpec spec;
@@ -90,7 +84,7 @@ public final class DemoCommand implements Callable<Integer> {
             overlay = fragment.overlay().orElseThrow();
         }
         try (Demo demo = new Demo(new Demo.Options(httpPort, exitWhenDone, Duration.ofSeconds(timeoutSeconds),
-                Optional.ofNullable(dir), machines, overlay), System.out, health())) {
+                Optional.ofNullable(dir), machines, overlay), System.out, healthOptions.health())) {
             return demo.run();
         }
     }

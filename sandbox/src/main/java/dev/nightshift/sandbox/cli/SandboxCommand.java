@@ -104,14 +104,8 @@ public final class SandboxCommand implements Callable<Integer> {
                     + " and dryRun sections (the rest is the sandbox's). With --no-agent it is added to the agent.yaml written.")
     private Path agentConfig;
 
-    @Option(names = "--prometheus-url", paramLabel = "URL",
-            description = "The Prometheus the rollout health checks (spec rollout.healthChecks) query, e.g. http://127.0.0.1:9090.")
-    private java.net.URI prometheusUrl;
-
-    private dev.nightshift.agent.config.AgentConfig.Health health() {
-        return prometheusUrl == null ? dev.nightshift.agent.config.AgentConfig.Health.NONE
-                : dev.nightshift.agent.config.AgentConfig.Health.NONE.withPrometheusUrl(prometheusUrl);
-    }
+    @picocli.CommandLine.Mixin
+    private HealthOptions healthOptions = new HealthOptions();
 
     @Option(names = "--provider", paramLabel = "NAME",
             description = "Where the machines come from (default simulated; with --no-agent, http): simulated, cluster-api (a"
@@ -196,7 +190,7 @@ public final class SandboxCommand implements Callable<Integer> {
                      machineApiPoolLabel ? MachineApiCloud.Registration.WITH_POOL_LABEL : MachineApiCloud.Registration.REQUEST_LABELS,
                      fragment),
                      specs, System.out,
-                     Clock.systemUTC(), health())) {
+                     Clock.systemUTC(), healthOptions.health())) {
             stop.install();
             sandbox.start();
             stop.await();

@@ -229,8 +229,21 @@ class ReconcilerIT {
         int before = reports.size();
         reconciler.offer(new SpecRevision("b", bumped, java.time.Instant.now()));
         // A liveness bound, not a speed check (4.6 s alone): it once took over 60 s with three test JVMs on two cores.
-        await().atMost(Duration.ofSeconds(150)).until(() -> reports.stream().skip(before).filter(r -> r.plan() != null
-                && r.plan().steps().stream().anyMatch(st -> st instanceof Step.Validate)).count() >= 3);
+        try {
+            await().atMost(Duration.ofSeconds(150)).until(() -> reports.stream().skip(before).filter(r -> r.plan() != null
+                    && r.plan().steps().stream().anyMatch(st -> st instanceof Step.Validate)).count() >= 3);
+        } catch (org.awaitility.core.ConditionTimeoutException stalled) {
+            // Once in a few hundred runs under load this wait has run out: say what the passes planned and where the loop is.
+            reports.stream().skip(before).forEach(r -> System.err.println("report at " + r.at() + ": "
+                    + (r.plan() == null ? "no plan, error " + r.error() : r.plan().steps())));
+            Thread.getAllStackTraces().forEach((thread, stack) -> {
+                System.err.println("thread " + thread.getName() + " " + thread.getState());
+                for (StackTraceElement frame : stack) {
+                    System.err.println("    at " + frame);
+                }
+            });
+            throw stalled;
+        }
         return before;
     }
 

@@ -305,19 +305,32 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         return byMachine;
     }
 
+    /** Which Machines' roll hashes to believe, from the MachineDeployment read afresh when the cached one may be older than a Machine. */
+    private TemplateHashes templateHashes(Pool p) {
+        TemplateHashes cached = TemplateHashes.of(p.md(), p.sets());
+        boolean unsure = p.machines().stream().anyMatch(m -> NodeMarks.rollHash(annotations(m))
+                .filter(h -> cached.unsure(h, label(m, ClusterApi.SET_NAME_LABEL))).isPresent());
+        if (!unsure) {
+            return cached;
+        }
+        GenericKubernetesResource fresh = client.genericKubernetesResources(ClusterApi.MACHINE_DEPLOYMENTS)
+                .inNamespace(settings.namespace()).withName(p.md().getMetadata().getName()).get();
+        return fresh == null ? cached : TemplateHashes.of(fresh, p.sets());
+    }
+
     @Override
     public List<Machine> machines(String pool) {
         if (!(backing(pool) instanceof Backing.Found f)) {
             return List.of();
         }
         Pool p = pool(f.md());
-        TemplateHashes trusted = TemplateHashes.of(f.md(), p.sets());
+        TemplateHashes believed = templateHashes(p);
         List<Machine> result = new ArrayList<>();
         for (GenericKubernetesResource m : p.machines()) {
             Map<String, String> a = annotations(m);
             Optional<String> node = nodeName(m);
             result.add(new Machine(m.getMetadata().getName(), pool, created(m),
-                    NodeMarks.rollHash(a).map(h -> trusted.rollHashOf(h, label(m, ClusterApi.SET_NAME_LABEL))).orElse(null),
+                    NodeMarks.rollHash(a).map(h -> believed.rollHashOf(h, label(m, ClusterApi.SET_NAME_LABEL))).orElse(null),
                     NodeMarks.kubeletHash(a).orElse(null), Optional.ofNullable(p.pairing().get(m.getMetadata().getName())),
                     node.isPresent(), node, m.getMetadata().getDeletionTimestamp() != null, healthCheckFailed(m),
                     p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL))));

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.spec.hash.StampedHash;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 
@@ -25,10 +26,15 @@ class TemplateHashesTest {
     private static final StampedHash NEW = new StampedHash(1, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
 
     private static GenericKubernetesResource withTemplate(String kind, String name, String template) {
+        return withTemplate(kind, name, template, Map.of());
+    }
+
+    private static GenericKubernetesResource withTemplate(String kind, String name, String template, Map<String, String> annotations) {
         return JSON.convertValue(Map.of("apiVersion", "cluster.x-k8s.io/v1beta2", "kind", kind,
                 "metadata", Map.of("name", name, "creationTimestamp", "2026-01-01T00:00:0" + (name.endsWith("new") ? "1" : "0") + "Z"),
-                "spec", Map.of("replicas", 1, "template", Map.of("spec", Map.of("infrastructureRef", Map.of("kind", "DevMachineTemplate",
-                        "name", template))))), GenericKubernetesResource.class);
+                "spec", Map.of("replicas", 1, "template", Map.of("metadata", Map.of("annotations", annotations),
+                        "spec", Map.of("infrastructureRef", Map.of("kind", "DevMachineTemplate", "name", template))))),
+                GenericKubernetesResource.class);
     }
 
     private static TemplateHashes midRollout() {
@@ -59,5 +65,25 @@ class TemplateHashesTest {
     @Test
     void aMachineWithoutAKnownMachineSetIsTakenAtItsWord() {
         assertThat(midRollout().rollHashOf(NEW, "someone-elses")).isEqualTo(NEW);
+    }
+
+    @Test
+    void aDeploymentSeenBeforeThePatchThatPropagatedAMachinesHashesLeavesItUnsure() {
+        // The Machines' cache has the new hashes; the MachineDeployment's and the MachineSets' caches are still at adoption.
+        TemplateHashes behind = TemplateHashes.of(withTemplate("MachineDeployment", "web", "web-user-template", NodeMarks.rollHash(ADOPTED)),
+                new MachineSets(List.of(withTemplate("MachineSet", "web-old", "web-user-template")), Optional.of("web-old")));
+
+        assertThat(behind.rollHashOf(NEW, "web-old")).as("what the cache alone says").isEqualTo(NEW);
+        assertThat(behind.unsure(NEW, "web-old")).isTrue();
+        assertThat(midRollout().unsure(NEW, "web-old")).as("the MachineDeployment read afresh decides").isFalse();
+    }
+
+    @Test
+    void aPoolAdoptedAtRestIsSure() {
+        TemplateHashes atRest = TemplateHashes.of(withTemplate("MachineDeployment", "web", "web-user-template", NodeMarks.rollHash(ADOPTED)),
+                new MachineSets(List.of(withTemplate("MachineSet", "web-old", "web-user-template")), Optional.of("web-old")));
+
+        assertThat(atRest.unsure(ADOPTED, "web-old")).isFalse();
+        assertThat(atRest.rollHashOf(ADOPTED, "web-old")).isEqualTo(ADOPTED);
     }
 }

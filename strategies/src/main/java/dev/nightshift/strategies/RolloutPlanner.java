@@ -147,8 +147,10 @@ public final class RolloutPlanner {
             taints(view, reportOnly ? node -> true : notExecuted ? node -> false : selected, sink);
             boolean wantsToStart = (rollWork || kubeletWork) && !reportOnly && !notExecuted && myTurn && !status.paused()
                     && view.nodes().stream().anyMatch(selected::allows);
-            // Asked for healthy or not: an unhealthy check ends the streak, so the N checks are consecutive.
-            if (wantsToStart && status.validationStreak() < desired.validationsRequired()) {
+            // Asked for healthy or not: an unhealthy check ends the streak, so the N checks are consecutive. A streak
+            // complete before the cluster went unhealthy is checked again too: the unhealthy check ends it, and N
+            // consecutive checks are needed once the cluster is healthy again (as kops's validate-count), not none.
+            if (wantsToStart && (status.validationStreak() < desired.validationsRequired() || !healthy)) {
                 sink.add(new Step.Validate(pool.name()));
             }
 

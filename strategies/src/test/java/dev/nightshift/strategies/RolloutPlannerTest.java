@@ -362,6 +362,23 @@ class RolloutPlannerTest {
         assertThat(plan.report("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_VALIDATION);
     }
 
+    /**
+     * A streak completed, then a node went NotReady: the planner asks for a validation again, whose failure ends the
+     * streak, so that once the pool is healthy again it needs its consecutive validations anew (kops's validate-count).
+     * Before, the complete streak was kept, no validation was asked, and the loop idled at its slow resync.
+     */
+    @Test
+    void aCompleteStreakIsCheckedAgainWhileThePoolIsUnhealthy() {
+        ObservedNode notReady = current(ROLLING, "web", "web-0").toBuilder().readySince(null).build();
+
+        Plan plan = plan(ROLLING, List.of(notReady, outdated(ROLLING, "web", "web-1")), Map.of("web", validated()));
+
+        assertThat(of(plan, Step.Validate.class)).extracting(Step::target).containsExactly("web");
+        assertThat(of(plan, Step.CreateMachine.class)).isEmpty();
+        Plan healthy = plan(ROLLING, List.of(current(ROLLING, "web", "web-0"), outdated(ROLLING, "web", "web-1")), Map.of("web", validated()));
+        assertThat(of(healthy, Step.Validate.class)).as("a complete streak on a healthy pool is not checked again").isEmpty();
+    }
+
     @Test
     void aPausedPoolStartsNothing() {
         Plan plan = plan(ROLLING, List.of(outdated(ROLLING, "web", "web-1")), Map.of("web", validated().withPaused(true)));

@@ -133,10 +133,12 @@ class ReconcilerIT {
 
         reconciler.offer(new SpecRevision("a", a, java.time.Instant.now()));
 
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(nodes()).extracting(ReconcilerIT::rollHash).containsOnly(hashA).hasSize(3));
+        // Stamped, then the pool's labels propagated: two steps, so both are awaited.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(nodes()).extracting(ReconcilerIT::rollHash).containsOnly(hashA).hasSize(3);
+            assertThat(nodes()).allSatisfy(n -> assertThat(n.getMetadata().getLabels()).containsEntry("team", "web"));
+        });
         assertThat(nodes()).extracting(n -> n.getMetadata().getName()).containsExactlyInAnyOrder("web-1", "web-2", "web-3");
-        assertThat(nodes()).allSatisfy(n -> assertThat(n.getMetadata().getLabels()).containsEntry("team", "web"));
     }
 
     @Test
@@ -254,6 +256,9 @@ class ReconcilerIT {
         client.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("cp-1")
                 .addToLabels("node-role.kubernetes.io/control-plane", "").endMetadata()
                 .withNewStatus().addNewCondition().withType("Ready").withStatus("False").endCondition().endStatus().build()).create();
+        // The agent's watch must have seen it before the bump: otherwise the bump's first validation passes (the
+        // control plane Ready as far as the agent knows), which is the agent being behind, not the agent wrong.
+        await().atMost(Duration.ofSeconds(30)).until(() -> !observer.controlPlaneNodesReady());
 
         int before = bumpAndWatchThreeValidations(spec("1632.0.0"));
         assertThat(created(before)).as("a machine created while the control plane is not Ready").isFalse();

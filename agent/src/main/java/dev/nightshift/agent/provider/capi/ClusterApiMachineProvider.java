@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.slf4j.Logger;
@@ -35,6 +36,7 @@ import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.DesiredPool;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -601,7 +603,60 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         });
         forgetVanishedPartners(p);
         deleteStranded(p, JSON.valueToTree(p.md()).at("/spec/replicas").asInt(0));
+        recordAdoptedHashes(p);
         collectTemplates(p);
+    }
+
+    /**
+     * A pool adopted on the user's own template: the hashes its Machines were stamped with go onto the
+     * MachineDeployment's template too, once every live Machine of that template carries the same ones.
+     *
+     * <p>Otherwise a Machine the MachineSet makes later (after a MachineHealthCheck deleted one) comes without
+     * hashes, and a Machine without hashes is adopted at the spec Nightshift is acting on then: after a new
+     * commit, an old-template Machine taken for current and never replaced (ProviderModelIT seed 27 on
+     * cluster-api: a lost Machine's replacement registered the instant before the rollout's first patch). Only
+     * template metadata changes, which Cluster API copies to the MachineSets and Machines in place: no rollout.
+     */
+    private void recordAdoptedHashes(Pool p) {
+        JsonNode md = JSON.valueToTree(p.md());
+        Map<String, String> template = new HashMap<>();
+        md.at("/spec/template/metadata/annotations").fields().forEachRemaining(e -> template.put(e.getKey(), e.getValue().asText()));
+        if (NodeMarks.rollHash(template).isPresent()) {
+            return;
+        }
+        String infrastructure = md.at("/spec/template/spec/infrastructureRef/name").asText("");
+        Set<String> setsOfTemplate = new HashSet<>();
+        for (GenericKubernetesResource ms : p.sets().inRemovalOrder()) {
+            if (infrastructure.equals(JSON.valueToTree(ms).at("/spec/template/spec/infrastructureRef/name").asText(""))) {
+                setsOfTemplate.add(ms.getMetadata().getName());
+            }
+        }
+        List<Map<String, String>> stamped = p.machines().stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null)
+                .filter(m -> setsOfTemplate.contains(label(m, ClusterApi.SET_NAME_LABEL))).map(ClusterApiMachineProvider::annotations).toList();
+        Set<Optional<StampedHash>> rolls = stamped.stream().map(NodeMarks::rollHash).collect(Collectors.toSet());
+        Set<Optional<StampedHash>> kubelets = stamped.stream().map(NodeMarks::kubeletHash).collect(Collectors.toSet());
+        if (stamped.isEmpty() || rolls.size() != 1 || kubelets.size() != 1 || rolls.contains(Optional.empty())
+                || kubelets.contains(Optional.empty())) {
+            return;
+        }
+        StampedHash roll = rolls.iterator().next().orElseThrow();
+        StampedHash kubelet = kubelets.iterator().next().orElseThrow();
+        ObjectNode patch = JSON.createObjectNode();
+        ObjectNode annotations = ((ObjectNode) patch.putObject("spec").putObject("template").putObject("metadata")).putObject("annotations");
+        NodeMarks.hashes(roll, kubelet).forEach(annotations::put);
+        try {
+            patchDeployment(p.md(), patch);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw e;
+            }
+            // Our copy of the MachineDeployment is behind (this very patch, seen late?): decided again at the next settle.
+            LOG.debug("MachineDeployment {} changed since it was read; its adopted hashes are recorded at the next settle",
+                    p.md().getMetadata().getName());
+            return;
+        }
+        LOG.info("MachineDeployment {}: the hashes its Machines were adopted at are on its template now, so that Machines it makes later carry them",
+                p.md().getMetadata().getName());
     }
 
     /**

@@ -620,6 +620,36 @@ class ClusterApiMachineProviderIT {
         assertThat(capi.capiWrites()).isEmpty();
     }
 
+    /**
+     * A pool adopted on the user's own template: once every Machine of it is stamped, the MachineDeployment's template
+     * carries the same hashes, so that a Machine its MachineSet makes later (after a MachineHealthCheck) carries them
+     * too, instead of arriving without hashes and being adopted at whatever spec Nightshift acts on by then.
+     */
+    @Test
+    void onceEveryMachineOfTheUsersTemplateIsStampedItsHashesGoOntoTheMachineDeploymentsTemplate() throws Exception {
+        onePool();
+        ClusterApiMachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+        String rollHash = "/spec/template/metadata/annotations/" + NodeMarks.ROLL_HASH.replace("/", "~1");
+        provider.stamp(POOL, "node-a", desired.rollHash(), desired.kubeletHash());
+        provider.stamp(POOL, "node-b", desired.rollHash(), desired.kubeletHash());
+        await().until(() -> provider.machines(POOL).stream().filter(m -> desired.rollHash().equals(m.rollHash())).count() == 2);
+
+        provider.settle(POOL);
+        assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at(rollHash).isMissingNode())
+                .as("not while a Machine of the template is unstamped").isTrue();
+
+        provider.stamp(POOL, "node-c", desired.rollHash(), desired.kubeletHash());
+        await().until(() -> provider.machines(POOL).stream().filter(m -> desired.rollHash().equals(m.rollHash())).count() == 3);
+        provider.settle(POOL);
+
+        JsonNode md = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(md.at(rollHash).asText()).isEqualTo(desired.rollHash().value());
+        assertThat(md.at("/spec/template/spec/infrastructureRef/name").asText()).as("no other change: no rollout").isEqualTo(MD);
+        assertThat(md.at("/spec/replicas").asInt()).isEqualTo(3);
+        assertThat(capi.capiWrites()).filteredOn(r -> r.path().contains("machinedeployments")).hasSize(1);
+    }
+
     /** An agent stopped between marking a partner and lowering replicas: at rest, the mark is removed, nothing deleted. */
     @Test
     void aMarkForALoweringNeverMadeIsRemovedAtRest() throws Exception {
@@ -855,13 +885,19 @@ class ClusterApiMachineProviderIT {
                 .containsEntry(NodeMarks.ROLL_HASH, "3".repeat(32))
                 .containsEntry(NodeMarks.KUBELET_HASH, "2".repeat(32))
                 .containsEntry(NodeMarks.KUBELET_HASH_VERSION, "1");
+        // Besides the node: its Machine's hashes go onto the MachineDeployment's template (recorded adoption).
         assertThat(kube.requests()).filteredOn(RecordedRequest::isWrite).extracting(RecordedRequest::method, RecordedRequest::resourcePath)
-                .containsExactly(tuple("PATCH", "/api/v1/nodes/" + node));
+                .containsExactlyInAnyOrder(tuple("PATCH", "/api/v1/nodes/" + node), tuple("PATCH", MD_PATH));
 
         await().untilAsserted(() -> assertThat(observer.unmarked(POOL)).isEmpty());
-        kube.clearRequests();
-        executor.settle(desired, observer.unmarked(POOL));
-        assertThat(kube.requests()).filteredOn(RecordedRequest::isWrite).isEmpty();
+        assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at("/spec/template/metadata/annotations").path(NodeMarks.ROLL_HASH)
+                .asText()).isEqualTo("1".repeat(32));
+        // The provider's copy of the MachineDeployment catches up with its own patch; then a settle writes nothing.
+        await().untilAsserted(() -> {
+            kube.clearRequests();
+            executor.settle(desired, observer.unmarked(POOL));
+            assertThat(kube.requests()).filteredOn(RecordedRequest::isWrite).isEmpty();
+        });
     }
 
     /** The cluster-api provider has no node updates of its own. */

@@ -307,6 +307,42 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         return byMachine;
     }
 
+    /**
+     * The hashes of Machines that carry none, where their MachineSet's other live Machines all carry the same ones.
+     *
+     * <p>A MachineSet's templates are immutable, so its Machines are all built alike: a Machine it makes after
+     * adoption (to replace one a MachineHealthCheck deleted) is at the hashes its siblings were stamped with. Without
+     * this, such a Machine arrives without hashes and is adopted at whatever spec Nightshift acts on by then — after
+     * a new commit, an old-template Machine taken for current for good (ProviderModelIT seed 27 on cluster-api: the
+     * replacement registered between the commit and the MachineDeployment's first patch).
+     */
+    private static Map<String, Map<String, String>> siblingHashes(Pool p) {
+        Map<String, List<GenericKubernetesResource>> bySet = new HashMap<>();
+        p.machines().stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null)
+                .forEach(m -> bySet.computeIfAbsent(label(m, ClusterApi.SET_NAME_LABEL), k -> new ArrayList<>()).add(m));
+        Map<String, Map<String, String>> inferred = new HashMap<>();
+        for (List<GenericKubernetesResource> set : bySet.values()) {
+            List<Map<String, String>> stamped = set.stream().map(ClusterApiMachineProvider::annotations)
+                    .filter(a -> NodeMarks.rollHash(a).isPresent()).toList();
+            if (stamped.stream().anyMatch(a -> NodeMarks.kubeletHash(a).isEmpty())) {
+                continue;
+            }
+            List<Map<String, String>> hashes = stamped.stream().map(a -> NodeMarks.hashes(NodeMarks.rollHash(a).orElseThrow(),
+                    NodeMarks.kubeletHash(a).orElseThrow())).distinct().toList();
+            if (hashes.size() != 1) {
+                continue;
+            }
+            for (GenericKubernetesResource m : set) {
+                if (NodeMarks.rollHash(annotations(m)).isEmpty()) {
+                    Map<String, String> a = new HashMap<>(annotations(m));
+                    a.putAll(hashes.get(0));
+                    inferred.put(m.getMetadata().getName(), a);
+                }
+            }
+        }
+        return inferred;
+    }
+
     /** Which Machines' roll hashes to believe, from the MachineDeployment read afresh when the cached one may be older than a Machine. */
     private TemplateHashes templateHashes(Pool p) {
         TemplateHashes cached = TemplateHashes.of(p.md(), p.sets());
@@ -327,9 +363,10 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         }
         Pool p = pool(f.md());
         TemplateHashes believed = templateHashes(p);
+        Map<String, Map<String, String>> inferred = siblingHashes(p);
         List<Machine> result = new ArrayList<>();
         for (GenericKubernetesResource m : p.machines()) {
-            Map<String, String> a = annotations(m);
+            Map<String, String> a = inferred.getOrDefault(m.getMetadata().getName(), annotations(m));
             Optional<String> node = nodeName(m);
             result.add(new Machine(m.getMetadata().getName(), pool, created(m),
                     NodeMarks.rollHash(a).map(h -> believed.rollHashOf(h, label(m, ClusterApi.SET_NAME_LABEL))).orElse(null),
@@ -603,6 +640,12 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         });
         forgetVanishedPartners(p);
         deleteStranded(p, JSON.valueToTree(p.md()).at("/spec/replicas").asInt(0));
+        // Written down, so that the hashes outlive the siblings they were read from.
+        siblingHashes(p).forEach((machine, annotations) -> {
+            annotateMachine(machine, NodeMarks.hashes(NodeMarks.rollHash(annotations).orElseThrow(),
+                    NodeMarks.kubeletHash(annotations).orElseThrow()));
+            LOG.info("machine {} of pool {} carries the hashes of its MachineSet's other Machines", machine, poolName);
+        });
         recordAdoptedHashes(p);
         collectTemplates(p);
     }

@@ -53,6 +53,7 @@ import dev.nightshift.sandbox.capi.ClusterApiResources;
 import dev.nightshift.sandbox.capi.EmbeddedClusterApi;
 import dev.nightshift.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.sandbox.embedded.RecordedRequest;
+import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.DesiredPool;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
@@ -621,33 +622,53 @@ class ClusterApiMachineProviderIT {
     }
 
     /**
-     * A pool adopted on the user's own template: once every Machine of it is stamped, the MachineDeployment's template
-     * carries the same hashes, so that a Machine its MachineSet makes later (after a MachineHealthCheck) carries them
-     * too, instead of arriving without hashes and being adopted at whatever spec Nightshift acts on by then.
+     * A pool adopted on the user's own template, then a Machine its MachineSet made later (after a MachineHealthCheck)
+     * without hashes: it is at its siblings' hashes (one MachineSet, one template), reported so and written onto it by
+     * the next settle; and once every Machine carries them, the MachineDeployment's template carries them too, so that
+     * a Machine made after the last sibling is gone has them from Cluster API. Neither is a rollout: metadata only.
      */
     @Test
-    void onceEveryMachineOfTheUsersTemplateIsStampedItsHashesGoOntoTheMachineDeploymentsTemplate() throws Exception {
+    void aMachineMadeAfterAdoptionIsAtItsSiblingsHashesWhichGoOntoItAndOntoTheMachineDeploymentsTemplate() throws Exception {
         onePool();
         ClusterApiMachineProvider provider = provider();
         DesiredPool desired = ClusterApiFixtures.desired();
         String rollHash = "/spec/template/metadata/annotations/" + NodeMarks.ROLL_HASH.replace("/", "~1");
         provider.stamp(POOL, "node-a", desired.rollHash(), desired.kubeletHash());
         provider.stamp(POOL, "node-b", desired.rollHash(), desired.kubeletHash());
-        await().until(() -> provider.machines(POOL).stream().filter(m -> desired.rollHash().equals(m.rollHash())).count() == 2);
+        await().until(() -> provider.machines(POOL).stream().filter(m -> m.name().endsWith("bbbbb")).allMatch(m -> desired.rollHash().equals(m.rollHash())));
 
+        assertThat(machine(provider, OLD_SET + "-ccccc").rollHash()).as("read from its siblings").isEqualTo(desired.rollHash());
+        assertThat(machine(provider, OLD_SET + "-ccccc").kubeletHash()).isEqualTo(desired.kubeletHash());
         provider.settle(POOL);
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-ccccc").getMetadata().getAnnotations())
+                .containsEntry(NodeMarks.ROLL_HASH, desired.rollHash().value());
         assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at(rollHash).isMissingNode())
-                .as("not while a Machine of the template is unstamped").isTrue();
+                .as("not while a Machine of the template is unstamped as far as the provider has seen").isTrue();
 
-        provider.stamp(POOL, "node-c", desired.rollHash(), desired.kubeletHash());
-        await().until(() -> provider.machines(POOL).stream().filter(m -> desired.rollHash().equals(m.rollHash())).count() == 3);
-        provider.settle(POOL);
-
+        await().untilAsserted(() -> {
+            provider.settle(POOL);
+            assertThat(capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD).at(rollHash).asText()).isEqualTo(desired.rollHash().value());
+        });
         JsonNode md = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
-        assertThat(md.at(rollHash).asText()).isEqualTo(desired.rollHash().value());
         assertThat(md.at("/spec/template/spec/infrastructureRef/name").asText()).as("no other change: no rollout").isEqualTo(MD);
         assertThat(md.at("/spec/replicas").asInt()).isEqualTo(3);
         assertThat(capi.capiWrites()).filteredOn(r -> r.path().contains("machinedeployments")).hasSize(1);
+    }
+
+    @Test
+    void siblingsThatDisagreeLeaveAnUnstampedMachineUnstamped() throws Exception {
+        onePool();
+        ClusterApiMachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+        StampedHash other = new StampedHash(1, "9".repeat(32));
+        provider.stamp(POOL, "node-a", desired.rollHash(), desired.kubeletHash());
+        provider.stamp(POOL, "node-b", other, desired.kubeletHash());
+        await().until(() -> other.equals(machine(provider, OLD_SET + "-bbbbb").rollHash()));
+
+        assertThat(machine(provider, OLD_SET + "-ccccc").rollHash()).isNull();
+        provider.settle(POOL);
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-ccccc").getMetadata().getAnnotations())
+                .doesNotContainKey(NodeMarks.ROLL_HASH);
     }
 
     /** An agent stopped between marking a partner and lowering replicas: at rest, the mark is removed, nothing deleted. */

@@ -3,9 +3,7 @@ package dev.nightshift.agent.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,21 +11,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.kube.PoolStatusRecords;
-import dev.nightshift.agent.metrics.PrometheusServer;
 import dev.nightshift.agent.report.RevisionHistory;
 import dev.nightshift.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.sandbox.machineapi.MachineLog;
@@ -40,6 +38,9 @@ import io.fabric8.kubernetes.api.model.Node;
  * log); Prometheus stopped mid-rollout starts nothing new, then halts after the soak; machines that never register
  * halt the pool after {@code maxFailedMachines}, no more created.
  */
+// The tests without Prometheus run first, while the class's Prometheus waits for its first sample; the one that stops
+// it runs last, so that no test after it waits for a new one (about 6 s).
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WavesIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -59,19 +60,9 @@ class WavesIT {
     @AutoClose
     private AgentHarness h;
 
-    private final AtomicReference<Double> errorRatio = new AtomicReference<>(0.0);
-    private HttpServer exporter;
-    private PrometheusServer prometheus;
-
-    @AfterEach
-    void stopPrometheusAndExporter() {
-        if (prometheus != null) {
-            prometheus.close();
-        }
-        if (exporter != null) {
-            exporter.stop(0);
-        }
-    }
+    /** The error ratio the exporter serves, and the one Prometheus of the class scraping it. */
+    @RegisterExtension
+    static final ScrapedGauge ERROR_RATIO = new ScrapedGauge(METRIC);
 
     /**
      * Pool web of {@code nodes}, one node at a time (no surge), at {@code version}, rolled as {@code rollout} says. At the
@@ -105,24 +96,11 @@ class WavesIT {
                   prometheus: {query: '%s', max: 0.01}""".formatted(waves, soak, METRIC);
     }
 
-    /** The exporter the test controls, a real Prometheus scraping it, and the agent asking that Prometheus. */
+    /** The agent asking the class's Prometheus, which scrapes the exporter the test controls (at 0 to begin with). */
     private List<Node> startWithPrometheus(int nodes, String rollout) throws Exception {
-        exporter = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        exporter.createContext("/metrics", x -> {
-            byte[] body = ("# TYPE " + METRIC + " gauge\n" + METRIC + " " + errorRatio.get() + "\n").getBytes(StandardCharsets.UTF_8);
-            x.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
-            x.sendResponseHeaders(200, body.length);
-            x.getResponseBody().write(body);
-            x.close();
-        });
-        exporter.start();
-        Path dir = Files.createDirectories(tmp.resolve("prometheus"));
-        Path rules = Files.writeString(dir.resolve("rules.yml"), "groups: []\n");
-        prometheus = PrometheusServer.start(dir, "127.0.0.1:" + exporter.getAddress().getPort(), rules);
-        await("Prometheus scrapes the exporter").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                .until(() -> prometheus.values(METRIC).size() == 1);
+        URI prometheus = ERROR_RATIO.prometheus().url();
         return start(nodes, rollout, AgentHarness.CLOUD, RolloutBackend.SIMULATED,
-                c -> c.with(c.health().withPrometheusUrl(prometheus.url())));
+                c -> c.with(c.health().withPrometheusUrl(prometheus)));
     }
 
     /** Pool web adopted at 1631.0.0, then the image bump pushed; the nodes before the bump. */
@@ -184,7 +162,7 @@ class WavesIT {
 
         await("the canary at the new image Ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> newReadyNodes(before).size() == 1);
-        errorRatio.set(0.07);
+        ERROR_RATIO.set(0.07);
 
         JsonNode pool = awaitHalted(Duration.ofSeconds(20));
         assertThat(pool.path("healthFailure").path("check").asText()).isEqualTo("error-rate");
@@ -214,7 +192,7 @@ class WavesIT {
 
         await("the canary at the new image Ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> newReadyNodes(before).size() == 1);
-        errorRatio.set(0.07);
+        ERROR_RATIO.set(0.07);
 
         // The canary is replaced again, at the revision the pool was current and healthy at; the rest never moved.
         await("every node back at the first revision").atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
@@ -265,6 +243,7 @@ class WavesIT {
     }
 
     @Test
+    @Order(Integer.MAX_VALUE)
     void prometheusStoppedMidRolloutStartsNothingNewThenHaltsAfterTheSoak() throws Exception {
         Duration soak = Duration.ofSeconds(5);
         List<Node> before = startWithPrometheus(3, checked("[1, \"100%\"]", "5s"));
@@ -272,8 +251,7 @@ class WavesIT {
         await("the canary at the new image Ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> newReadyNodes(before).size() == 1);
         Instant stopped = Instant.now();
-        prometheus.close();
-        prometheus = null;
+        ERROR_RATIO.stop();
 
         JsonNode pool = awaitHalted(Duration.ofSeconds(30));
         assertThat(pool.path("healthFailure").path("value").asText()).isEqualTo("unknown");
@@ -292,6 +270,7 @@ class WavesIT {
             Duration.ofMillis(300), Duration.ofMillis(300), Duration.ofMillis(300), 1.0, 0);
 
     @Test
+    @Order(1)
     void machinesThatNeverRegisterHaltThePoolAfterMaxFailedMachinesOnTheSimulatedCloud() throws Exception {
         Set<String> old = names(start(2, maxFailed(), NEVER_REGISTERS, RolloutBackend.SIMULATED, c -> c));
 
@@ -305,6 +284,7 @@ class WavesIT {
     }
 
     @Test
+    @Order(1)
     void machinesThatNeverRegisterHaltThePoolAfterMaxFailedMachinesThroughTheMachineApi() throws Exception {
         start(2, maxFailed(), NEVER_REGISTERS, RolloutBackend.HTTP, c -> c);
 

@@ -67,16 +67,19 @@ final class AcceptedSpecs implements Acceptance {
     private final Map<String, String> tokensToRecord = new HashMap<>();
     /** Pools rolled back after their rollout failed ({@code onFailure: Rollback}), with the revision they refuse until their spec changes. */
     private final Map<String, PoolStatusRecords.Refused> refused = new HashMap<>();
+    private final RollbackNotes rollbacks;
 
     /**
      * @param cluster   the cluster this agent reconciles
      * @param namespace where the pool records are kept
+     * @param rollbacks told of each rollback, once, when it is decided
      */
-    AcceptedSpecs(KubernetesClient client, ClusterObserver observer, String cluster, String namespace) {
+    AcceptedSpecs(KubernetesClient client, ClusterObserver observer, String cluster, String namespace, RollbackNotes rollbacks) {
         this.client = client;
         this.observer = observer;
         this.cluster = cluster;
         this.namespace = namespace;
+        this.rollbacks = rollbacks;
     }
 
     /**
@@ -277,6 +280,7 @@ final class AcceptedSpecs implements Acceptance {
         next.add(heldMessage(pool, goodCommit, r));
         rejected = List.copyOf(next);
         LOG.warn("pool {} rolled back: {}", pool, heldMessage(pool, goodCommit, r));
+        rollbacks.rolledBack(pool, r.commit(), goodCommit, r.reason());
     }
 
     /** "web: held at 1a2b3c4, 9f8e7d6 refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1". */

@@ -124,7 +124,8 @@ public final class Reconciler implements AutoCloseable {
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
                       EventRecorder events, Fence fence, HealthJudge health) {
-        AcceptedSpecs accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace());
+        AcceptedSpecs accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace(),
+                RollbackNotes.events(events, settings.namespace(), settings.dryRun()));
         EtaRefresh eta = new EtaRefresh(new RolloutEta(planner.nodeUpdates()));
         this.leading = settings.leading();
         this.pass = new ReconcilePass(new ReconcilePass.Settings(settings.validationsRequired(), settings.dryRun(),

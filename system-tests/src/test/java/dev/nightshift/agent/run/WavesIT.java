@@ -59,6 +59,9 @@ class WavesIT {
 
     @AutoClose
     private AgentHarness h;
+    /** The commits {@link #start} pushed: the pool adopted, then the image bump. */
+    private String initialCommit;
+    private String bumpCommit;
 
     /** The error ratio the exporter serves, and the one Prometheus of the class scraping it. */
     @RegisterExtension
@@ -109,13 +112,13 @@ class WavesIT {
         h = new AgentHarness(tmp, "e2e", "web", nodes, backend, cloud);
         h.work.write("cluster.yaml", CLUSTER);
         h.work.write("pools/web.yaml", pool(nodes, "1631.0.0", rollout));
-        h.work.commitAndPush("initial");
+        initialCommit = h.work.commitAndPush("initial");
         h.startAgent("e2e", config);
         h.awaitAdopted("web", nodes);
         List<Node> before = h.nodes("web");
         h.kube.clearRequests();
         h.work.write("pools/web.yaml", pool(nodes, "1632.0.0", rollout));
-        h.work.commitAndPush("image bump");
+        bumpCommit = h.work.commitAndPush("image bump");
         return before;
     }
 
@@ -203,6 +206,15 @@ class WavesIT {
         assertThat(status.path("rejectedChanges").toString()).contains("web: held at ", " refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1");
         assertThat(h.kube.client().configMaps().inNamespace(Agent.NAMESPACE).withName(PoolStatusRecords.name("web")).get().getData())
                 .containsKey(PoolStatusRecords.REFUSED);
+        // One Event of its own, beside the halt's: the revision refused and the one the pool went back to.
+        assertThat(h.kube.client().v1().events().inNamespace(Agent.NAMESPACE).list().getItems())
+                .filteredOn(e -> e.getReason().equals("RolledBack")).singleElement().satisfies(e -> {
+                    assertThat(e.getType()).isEqualTo("Warning");
+                    assertThat(e.getMessage()).isEqualTo("Pool web rolled back to " + initialCommit.substring(0, 7) + ": "
+                            + bumpCommit.substring(0, 7) + " refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1;"
+                            + " revert or fix it in Git (a commit that changes the pool's spec lifts the refusal)");
+                    assertThat(e.getCount()).as("told once").isEqualTo(1);
+                });
 
         // A commit that offers the failed revision again (another file changed) leaves the pool where it is.
         h.work.write("notes.txt", "unrelated\n");

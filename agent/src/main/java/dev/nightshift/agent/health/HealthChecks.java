@@ -33,13 +33,16 @@ public final class HealthChecks implements HealthJudge {
     public Map<String, HealthVerdict> verdicts(DesiredCluster desired, ObservedCluster observed, Instant now) {
         Map<String, HealthVerdict> verdicts = new LinkedHashMap<>();
         for (DesiredPool pool : desired.pools()) {
-            List<HealthCheck> checks = pool.spec().rollout().healthChecks();
-            if (checks.isEmpty()) {
-                continue;
-            }
             boolean rolling = observed.status(pool.name()).rollout().isPresent()
                     || observed.nodesOf(pool.name()).stream().anyMatch(pool::outdated);
-            if (rolling) {
+            if (!rolling) {
+                // Whatever its spec now (a rolled-back pool acts without its checks): evictions of a rollout
+                // that is over must not fail the next one, which starts long after them.
+                workloads.atRest(pool.name());
+                continue;
+            }
+            List<HealthCheck> checks = pool.spec().rollout().healthChecks();
+            if (!checks.isEmpty()) {
                 verdicts.put(pool.name(), judge(pool.name(), checks, now));
             }
         }

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.health.EvictedWorkloads;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.report.RolloutProgressJson;
@@ -68,13 +69,17 @@ final class AcceptedSpecs implements Acceptance {
     /** Pools rolled back after their rollout failed ({@code onFailure: Rollback}), with the revision they refuse until their spec changes. */
     private final Map<String, PoolStatusRecords.Refused> refused = new HashMap<>();
     private final RollbackNotes rollbacks;
+    private final EvictedWorkloads evicted;
 
     /**
      * @param cluster   the cluster this agent reconciles
      * @param namespace where the pool records are kept
      * @param rollbacks told of each rollback, once, when it is decided
+     * @param evicted   the workloads each pool's check follows: taken up again from the records with what was accepted
      */
-    AcceptedSpecs(KubernetesClient client, ClusterObserver observer, String cluster, String namespace, RollbackNotes rollbacks) {
+    AcceptedSpecs(KubernetesClient client, ClusterObserver observer, String cluster, String namespace, RollbackNotes rollbacks,
+                  EvictedWorkloads evicted) {
+        this.evicted = evicted;
         this.client = client;
         this.observer = observer;
         this.cluster = cluster;
@@ -94,7 +99,10 @@ final class AcceptedSpecs implements Acceptance {
         List<String> unreadable = new ArrayList<>();
         targets.clear();
         refused.clear();
+        Map<String, Map<EvictedWorkloads.Workload, java.time.Instant>> followed = new HashMap<>();
         for (ConfigMap map : client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
+            followed.put(map.getMetadata().getLabels().get(PoolStatusRecords.LABEL), EvictedWorkloads.read(map.getData() == null ? null
+                    : map.getData().get(PoolStatusRecords.EVICTED_WORKLOADS)));
             Optional<PoolStatusRecords.Accepted> accepted = PoolStatusRecords.accepted(map);
             if (accepted.isEmpty()) {
                 continue;
@@ -121,6 +129,8 @@ final class AcceptedSpecs implements Acceptance {
         acceptedRecords.clear();
         acceptedRecords.putAll(read);
         unreadableRecords = List.copyOf(unreadable);
+        // What the last leader's checks followed: a workload that never came back still fails after a restart.
+        evicted.restore(followed);
         if (pools.isEmpty()) {
             acting = null;
             return;

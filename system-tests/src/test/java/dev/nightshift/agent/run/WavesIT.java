@@ -30,6 +30,8 @@ import dev.nightshift.agent.report.RevisionHistory;
 import dev.nightshift.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.sandbox.machineapi.MachineLog;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 
 /**
  * Issue 26's rollout in waves, end to end: a real Prometheus scrapes an exporter the test controls, and the agent
@@ -109,6 +111,13 @@ class WavesIT {
     /** Pool web adopted at 1631.0.0, then the image bump pushed; the nodes before the bump. */
     private List<Node> start(int nodes, String rollout, SimulatedMachineProvider.Behaviour cloud, RolloutBackend backend,
                              java.util.function.UnaryOperator<AgentConfig> config) throws Exception {
+        return start(nodes, rollout, cloud, backend, config, harness -> { });
+    }
+
+    /** As above, with {@code beforeBump} done to the world once the pool is adopted and before the bump is pushed. */
+    private List<Node> start(int nodes, String rollout, SimulatedMachineProvider.Behaviour cloud, RolloutBackend backend,
+                             java.util.function.UnaryOperator<AgentConfig> config, java.util.function.Consumer<AgentHarness> beforeBump)
+            throws Exception {
         h = new AgentHarness(tmp, "e2e", "web", nodes, backend, cloud);
         h.work.write("cluster.yaml", CLUSTER);
         h.work.write("pools/web.yaml", pool(nodes, "1631.0.0", rollout));
@@ -116,6 +125,7 @@ class WavesIT {
         h.startAgent("e2e", config);
         h.awaitAdopted("web", nodes);
         List<Node> before = h.nodes("web");
+        beforeBump.accept(h);
         h.kube.clearRequests();
         h.work.write("pools/web.yaml", pool(nodes, "1632.0.0", rollout));
         bumpCommit = h.work.commitAndPush("image bump");
@@ -270,6 +280,60 @@ class WavesIT {
         assertThat(pool.path("healthFailure").path("threshold").asText()).contains("unreachable");
         assertThat(Duration.between(stopped, Instant.parse(pool.path("healthFailure").path("at").asText())))
                 .isGreaterThanOrEqualTo(soak);
+        assertThat(touched(before)).as("old nodes cordoned or deleted").hasSize(1);
+    }
+
+    /**
+     * Deployment shop in namespace shop with a pod on each of web's nodes, two of three available: a pod that a drain
+     * evicts never comes back (no controller runs here), so the check following it fails once its time is up.
+     */
+    private static void shopOnEveryNode(AgentHarness harness) {
+        harness.kube.client().apps().deployments().inNamespace("shop").resource(new DeploymentBuilder().withNewMetadata()
+                .withName("shop").withNamespace("shop").endMetadata().withNewSpec().withReplicas(3).endSpec()
+                .withNewStatus().withAvailableReplicas(2).endStatus().build()).create();
+        for (Node n : harness.nodes("web")) {
+            harness.kube.client().pods().inNamespace("shop").resource(new PodBuilder().withNewMetadata()
+                    .withName("shop-7c9d8-" + n.getMetadata().getName()).withNamespace("shop").addToLabels("pod-template-hash", "7c9d8")
+                    .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("shop-7c9d8").withUid("rs-uid")
+                    .withController(true).endOwnerReference().endMetadata()
+                    .withNewSpec().withNodeName(n.getMetadata().getName()).addNewContainer().withName("shop").withImage("shop")
+                    .endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
+        }
+    }
+
+    @Test
+    void theWorkloadsAHaltedPoolEvictedSurviveARestartAndStillHoldItAfterAResume() throws Exception {
+        List<Node> before = start(3, """
+                waves: [1, "100%"]
+                soak: 5s
+                healthChecks:
+                - name: evicted-workloads-back
+                  workloadsAvailable: {within: 2s}""", AgentHarness.CLOUD, RolloutBackend.SIMULATED, c -> c, WavesIT::shopOnEveryNode);
+
+        JsonNode halted = awaitHalted(Duration.ofSeconds(30));
+        assertThat(halted.path("healthFailure").path("check").asText()).isEqualTo("evicted-workloads-back");
+        assertThat(halted.path("healthFailure").path("value").asText()).startsWith("shop/Deployment/shop 2/3 available after ");
+        JsonNode followed = halted.path("evictedWorkloads");
+        assertThat(followed).hasSize(1);
+        assertThat(followed.get(0).path("name").asText()).isEqualTo("shop");
+        assertThat(h.kube.client().configMaps().inNamespace(Agent.NAMESPACE).withName(PoolStatusRecords.name("web")).get().getData())
+                .containsKey(PoolStatusRecords.EVICTED_WORKLOADS);
+
+        // A new agent, with no memory but the records: it shows the same workload, evicted at the same moment.
+        h.stopAgent();
+        h.startAgent("e2e", c -> c);
+        JsonNode restarted = await("the restarted agent reports web").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(this::web, p -> p.path("phase").asText().equals("HALTED"));
+        assertThat(restarted.path("evictedWorkloads")).isEqualTo(followed);
+
+        // Resumed: the wave soaks again and the check judges again what the last agent followed, so the pool halts again.
+        Instant firstHalt = Instant.parse(halted.path("healthFailure").path("at").asText());
+        assertThat(dev.nightshift.cli.Main.commandLine().execute("resume", "web", "--kubeconfig",
+                h.kube.writeKubeconfig(tmp.resolve("kubeconfig")).toString())).isZero();
+        JsonNode again = await("web halted again after the resume").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(this::web, p -> p.path("phase").asText().equals("HALTED")
+                        && Instant.parse(p.path("healthFailure").path("at").asText()).isAfter(firstHalt));
+        assertThat(again.path("healthFailure").path("check").asText()).isEqualTo("evicted-workloads-back");
         assertThat(touched(before)).as("old nodes cordoned or deleted").hasSize(1);
     }
 

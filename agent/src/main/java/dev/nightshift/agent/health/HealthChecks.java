@@ -17,7 +17,8 @@ import dev.nightshift.strategies.model.ObservedCluster;
 /**
  * Judges the rollout health checks of the pools that are rolling (outdated nodes, or a rollout
  * recorded): a failing check wins, then an unknown one, else passing. Pools at rest are not asked
- * about, so that Prometheus is queried only while a rollout can use the answer.
+ * about, so that Prometheus is queried only while a rollout can use the answer, and the workloads
+ * their drains evicted are no longer followed.
  */
 public final class HealthChecks implements HealthJudge {
 

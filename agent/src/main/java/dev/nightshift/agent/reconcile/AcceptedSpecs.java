@@ -36,7 +36,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * records at start and at every term as leader), the refusals of the newest offered commit, the
  * force tokens a taken commit spent, and each pool's target ({@link PoolTargets}). An offered
  * commit is judged pool by pool by the pure {@link CommitAcceptance}; this keeps its inputs and
- * its outcome. {@link PoolRecordWriter} writes what this holds into the records.
+ * its outcome. {@link PoolRecordWriter} writes what this holds into the records. Reading the records
+ * at each term, it also hands the workloads the pools' {@code workloadsAvailable} checks followed back
+ * to {@link EvictedWorkloads}; deciding a rollback, it tells {@link RollbackNotes}.
  *
  * <p>Changed only by the reconcile loop's thread; {@link #acting()} and {@link #rejected()} are
  * also read from others.
@@ -79,12 +81,12 @@ final class AcceptedSpecs implements Acceptance {
      */
     AcceptedSpecs(KubernetesClient client, ClusterObserver observer, String cluster, String namespace, RollbackNotes rollbacks,
                   EvictedWorkloads evicted) {
-        this.evicted = evicted;
         this.client = client;
         this.observer = observer;
         this.cluster = cluster;
         this.namespace = namespace;
         this.rollbacks = rollbacks;
+        this.evicted = evicted;
     }
 
     /**

@@ -38,7 +38,8 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
  * judges each wave by a check on it. A failing canary halts the pool with no second node touched; healthy waves
  * each start at least {@code soak} after the previous one became available (judged from the API server's request
  * log); Prometheus stopped mid-rollout starts nothing new, then halts after the soak; machines that never register
- * halt the pool after {@code maxFailedMachines}, no more created.
+ * halt the pool after {@code maxFailedMachines}, no more created; a rollback says so in an Event of its own; the
+ * workloads a halted pool's drains evicted survive an agent restart and still hold the pool after a resume.
  */
 // The tests without Prometheus run first, while the class's Prometheus waits for its first sample; the one that stops
 // it runs last, so that no test after it waits for a new one (about 6 s).

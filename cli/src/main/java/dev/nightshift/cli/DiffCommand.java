@@ -262,7 +262,9 @@ public final class DiffCommand implements Callable<Integer> {
         }
         List<DiffReview.PoolReview> reviews = new ArrayList<>();
         impacts.forEach((d, impact) -> reviews.add(new DiffReview.PoolReview(d, impact,
-                Optional.ofNullable(estimates.get(d.cluster())).map(e -> eta(d.pool(), e, impact, live)).orElse(PoolEstimate.NONE))));
+                Optional.ofNullable(estimates.get(d.cluster())).map(e -> eta(d.pool(), e, impact, live)).orElse(PoolEstimate.NONE),
+                after.resolvedPools(d.cluster()).stream().filter(p -> p.name().equals(d.pool())).findFirst()
+                        .flatMap(p -> WavesLine.of(p.rollout())))));
         return reviews;
     }
 

@@ -138,6 +138,8 @@ final class DiffMarkdown {
             PoolEta e = p.eta().eta().orElseThrow();
             lines.add("- " + review.name(p) + ": " + text(e.text(p.eta().zone()))
                     + (e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")));
+            // Under its ETA, not folded away with the assumptions: a reviewer sees at once that it soaks and may halt.
+            p.waves().ifPresent(w -> lines.add("  - in " + text(w)));
         }
         for (DiffReview.PoolReview p : leftOut) {
             lines.add("- " + review.name(p) + ": not estimated: " + text(p.eta().leftOut().orElseThrow()));

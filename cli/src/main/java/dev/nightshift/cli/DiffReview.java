@@ -45,12 +45,19 @@ record DiffReview(Optional<Revisions> revisions, List<PoolReview> pools, List<Si
     /**
      * One pool: its decision and the nodes that decision touches. Everything a writer shows for a
      * pool is here, so a new per-pool figure is one more component and one more line per writer.
+     *
+     * @param waves how the new side rolls the pool when in waves ({@link WavesLine}); empty for the default canary
      */
-    record PoolReview(PoolDecision decision, PoolImpact impact, PoolEstimate eta) {
+    record PoolReview(PoolDecision decision, PoolImpact impact, PoolEstimate eta, Optional<String> waves) {
 
         /** A pool without an estimate (its change disrupts no node, or nothing was estimated). */
         PoolReview(PoolDecision decision, PoolImpact impact) {
             this(decision, impact, PoolEstimate.NONE);
+        }
+
+        /** A pool rolled as today's canary. */
+        PoolReview(PoolDecision decision, PoolImpact impact, PoolEstimate eta) {
+            this(decision, impact, eta, Optional.empty());
         }
     }
 

@@ -29,13 +29,14 @@ public final class HistoryCommand implements Callable<Integer> {
     private CommandSpec spec;
     @Mixin
     private KubernetesOptions kubernetes;
-    @Option(names = "--pool", required = true, paramLabel = "NAME", description = "The pool.")
-    private String pool;
+    @Mixin
+    private PoolSelection selection;
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE}).")
     private OutputFormat output;
 
     @Override
     public Integer call() throws Exception {
+        String pool = selection.pool();
         try (KubernetesClient client = kubernetes.client()) {
             ConfigMap record = client.configMaps().inNamespace(Agent.NAMESPACE).withName(PoolStatusRecords.name(pool)).get();
             if (record == null) {

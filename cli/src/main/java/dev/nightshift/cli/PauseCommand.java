@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -58,14 +57,15 @@ public final class PauseCommand {
         private CommandSpec spec;
         @Mixin
         private KubernetesOptions kubernetes;
-        @Option(names = "--pool", required = true, paramLabel = "NAME", description = "The pool.")
-        private String pool;
+        @Mixin
+        private PoolSelection pool;
 
         @Override
         public Integer call() throws Exception {
+            String name = pool.pool();
             try (KubernetesClient client = kubernetes.client()) {
-                setPaused(client, pool, true);
-                spec.commandLine().getOut().println("pool " + pool + " paused");
+                setPaused(client, name, true);
+                spec.commandLine().getOut().println("pool " + name + " paused");
                 return 0;
             }
         }
@@ -77,14 +77,15 @@ public final class PauseCommand {
         private CommandSpec spec;
         @Mixin
         private KubernetesOptions kubernetes;
-        @Option(names = "--pool", required = true, paramLabel = "NAME", description = "The pool.")
-        private String pool;
+        @Mixin
+        private PoolSelection pool;
 
         @Override
         public Integer call() throws Exception {
+            String name = pool.pool();
             try (KubernetesClient client = kubernetes.client()) {
-                resume(client, pool, java.time.Instant.now());
-                spec.commandLine().getOut().println("pool " + pool + " resumed");
+                resume(client, name, java.time.Instant.now());
+                spec.commandLine().getOut().println("pool " + name + " resumed");
                 return 0;
             }
         }

@@ -53,9 +53,11 @@ final class PlanView {
      * @param blocked what holds the pool's update back
      * @param eta     for a pool with outdated nodes, when they are expected to be done (the pools
      *                before it in role order first), or why it is left out of the estimate
+     * @param waves   how the pool rolls when in waves ({@link WavesLine}); empty for the default canary
      */
     record PoolRow(String pool, String strategy, PoolPhase phase, PoolReport report, Optional<Instant> nextWindow, String window,
-                   Optional<PoolTarget> target, Map<String, List<String>> steps, List<String> blocked, PoolEstimate eta) {
+                   Optional<PoolTarget> target, Map<String, List<String>> steps, List<String> blocked, PoolEstimate eta,
+                   Optional<String> waves) {
     }
 
     /**
@@ -120,7 +122,7 @@ final class PlanView {
         }
         return new PoolRow(pool.name(), pool.spec().pool().updateStrategy().toString(), r.phase(), r,
                 window.next().map(w -> w.open()), nextWindow(window), target, steps, blocked,
-                r.outdated() > 0 ? PoolEstimate.of(pool.name(), estimate) : PoolEstimate.NONE);
+                r.outdated() > 0 ? PoolEstimate.of(pool.name(), estimate) : PoolEstimate.NONE, WavesLine.of(pool.spec().rollout()));
     }
 
     private static String name(Step s) {
@@ -152,6 +154,7 @@ final class PlanView {
                     : " (commit " + t.shortRevision() + ")").append(": ").append(t.summary(REASONS_SHOWN)).append('\n'));
             p.steps().forEach((node, steps) -> b.append("    next:     ").append(node).append(": ").append(String.join(", ", steps)).append('\n'));
             p.blocked().forEach(x -> b.append("    blocked:  ").append(x).append('\n'));
+            p.waves().ifPresent(w -> b.append("    waves:    ").append(w).append('\n'));
             p.eta().eta().ifPresent(e -> b.append("    eta:      ").append(e.text(p.eta().zone()))
                     .append(e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")).append('\n'));
             p.eta().leftOut().ifPresent(x -> b.append("    eta:      none: ").append(x).append('\n'));
@@ -214,6 +217,7 @@ final class PlanView {
             });
             ArrayNode blocked = o.putArray("blockedBy");
             p.blocked().forEach(blocked::add);
+            o.put("waves", p.waves().orElse(null));
             // As in /status: null for a pool without outdated nodes or left out of the estimate (etaLeftOut says why).
             EtaJson.putPool(o, p.eta());
         }

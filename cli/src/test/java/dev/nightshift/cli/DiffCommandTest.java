@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,6 +159,41 @@ class DiffCommandTest {
 
         assertThat(code).isZero();
         assertThat(json().get("pools")).isEmpty();
+    }
+
+    /** A copy of multi-next whose cpu-worker rolls in waves with a check. */
+    private Path multiNextInWaves() throws IOException {
+        Path dir = tmp.resolve("next");
+        try (var files = Files.walk(MULTI_NEXT)) {
+            for (Path p : files.filter(Files::isRegularFile).toList()) {
+                Files.createDirectories(dir.resolve(MULTI_NEXT.relativize(p).toString()).getParent());
+                Files.copy(p, dir.resolve(MULTI_NEXT.relativize(p).toString()));
+            }
+        }
+        Path cpu = dir.resolve("pools/cpu-worker.yaml");
+        Files.writeString(cpu, Files.readString(cpu) + """
+                  rollout:
+                    waves: [1, "10%", "50%", "100%"]
+                    soak: 10m
+                    healthChecks:
+                    - name: error-rate
+                      prometheus: {query: 'sum(rate(errors[5m]))', max: 0.01}
+                    onFailure: Rollback
+                """);
+        return dir;
+    }
+
+    @Test
+    void markdownShowsUnderARolledPoolsEtaTheWavesItRollsIn() throws IOException {
+        int code = run("diff", "--old", MULTI.toString(), "--new", multiNextInWaves().toString(), "--output", "markdown");
+
+        assertThat(code).as("stderr: %s", err).isZero();
+        String md = out.toString();
+        String cpu = md.lines().filter(l -> l.startsWith("- cpu-worker: ")).findFirst().orElseThrow();
+        List<String> lines = md.lines().toList();
+        assertThat(lines.get(lines.indexOf(cpu) + 1))
+                .isEqualTo("  - in 4 waves, 3 soaks of 10m; checks: error-rate; on failure: Rollback");
+        assertThat(md.lines().filter(l -> l.startsWith("  - in "))).as("the other pools roll as the canary").hasSize(1);
     }
 
     @Test

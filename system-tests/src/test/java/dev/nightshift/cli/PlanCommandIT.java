@@ -297,4 +297,38 @@ class PlanCommandIT {
             assertThat(kube.requests()).as("plan writes nothing").noneMatch(r -> r.isWrite());
         }
     }
+
+    @Test
+    void aPoolThatRollsInWavesSaysSoUnderItsRowAndInTheJson() throws Exception {
+        Path specs = spec();
+        java.nio.file.Files.writeString(specs.resolve("pools/web.yaml"), pool("web") + """
+                  rollout:
+                    waves: [1, "50%", "100%"]
+                    soak: 10m
+                    healthChecks:
+                    - name: evicted-workloads-back
+                      workloadsAvailable: {within: 5m}
+                    maxFailedMachines: 3
+                """);
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            node(kube, "web-1", "web", OUTDATED);
+            node(kube, "web-2", "web", OUTDATED);
+            node(kube, "web-canary-1", "web-canary", OUTDATED);
+            node(kube, "web-canary-2", "web-canary", OUTDATED);
+
+            String text = run(kube, "plan", "--spec", specs.toString());
+            com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(run(kube, "plan", "--spec", specs.toString(), "--output", "json"));
+
+            String waves = "3 waves, 2 soaks of 10m; checks: evicted-workloads-back; at most 3 failed machines in a row; on failure: Halt";
+            assertThat(text).contains("    waves:    " + waves + "\n");
+            assertThat(text.lines().filter(l -> l.startsWith("    waves:"))).as("web-canary rolls as the canary").hasSize(1);
+            assertThat(text.indexOf("    waves:")).as("under web's row").isGreaterThan(text.indexOf("\nweb "))
+                    .isLessThan(text.indexOf("\nweb-canary "));
+            java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> pools = new java.util.HashMap<>();
+            json.path("pools").forEach(p -> pools.put(p.path("pool").asText(), p));
+            assertThat(pools.get("web").path("waves").asText()).isEqualTo(waves);
+            assertThat(pools.get("web-canary").path("waves").isNull()).isTrue();
+        }
+    }
 }

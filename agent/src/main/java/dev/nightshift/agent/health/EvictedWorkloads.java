@@ -1,20 +1,29 @@
 package dev.nightshift.agent.health;
 
+import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 
 /**
  * The Deployments and StatefulSets whose pods a pool's drains evicted, and when first: what the
- * built-in {@code workloadsAvailable} check waits for. Kept by this agent in memory, per pool; a
- * workload leaves it once judged available again. Filled by the executor's drains (any thread),
- * read by the reconcile's observe stage.
+ * built-in {@code workloadsAvailable} check waits for. Held in memory, per pool, and kept in the
+ * pool's record (data key {@code evictedWorkloads}, {@link #json}) at every pass, from which a
+ * restarted agent or a new leader takes them up again ({@link #restore}): a workload that never came
+ * back still fails the check after a restart, and {@code /status} still names it. A workload leaves
+ * once judged available again; a pool at rest forgets them all (a later rollout starts afresh).
+ * Filled by the executor's drains (any thread), read by the reconcile's observe stage.
  */
 public final class EvictedWorkloads {
 
@@ -26,6 +35,8 @@ public final class EvictedWorkloads {
             return namespace + "/" + kind + "/" + name;
         }
     }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, Map<Workload, Instant>> byPool = new ConcurrentHashMap<>();
 
@@ -42,6 +53,55 @@ public final class EvictedWorkloads {
     /** {@code workload} is available again: no longer followed. */
     public void available(String pool, Workload workload) {
         Optional.ofNullable(byPool.get(pool)).ifPresent(m -> m.remove(workload));
+    }
+
+    /** The pool is at rest (nothing outdated, no rollout recorded): nothing of it is followed any more. */
+    public void forget(String pool) {
+        byPool.remove(pool);
+    }
+
+    /**
+     * What the pools' records say, at the start of a term as leader: replaces what this replica held (a term
+     * before may have ended long ago, and another leader kept the records since).
+     */
+    public void restore(Map<String, Map<Workload, Instant>> recorded) {
+        byPool.clear();
+        recorded.forEach((pool, workloads) -> {
+            if (!workloads.isEmpty()) {
+                byPool.put(pool, new ConcurrentHashMap<>(workloads));
+            }
+        });
+    }
+
+    /** {@code [{"namespace", "kind", "name", "evictedAt"}]}, oldest eviction first: the record's form. */
+    public static String json(Map<Workload, Instant> workloads) {
+        return array(workloads).toString();
+    }
+
+    /** As {@link #json}, for {@code /status}. */
+    public static ArrayNode array(Map<Workload, Instant> workloads) {
+        ArrayNode a = JSON.createArrayNode();
+        workloads.entrySet().stream().sorted(Map.Entry.<Workload, Instant>comparingByValue().thenComparing(e -> e.getKey().toString()))
+                .forEach(e -> a.addObject().put("namespace", e.getKey().namespace()).put("kind", e.getKey().kind())
+                        .put("name", e.getKey().name()).put("evictedAt", e.getValue().toString()));
+        return a;
+    }
+
+    /** The record's workloads; none when absent or unreadable (a record edited by hand must not stop the agent). */
+    public static Map<Workload, Instant> read(String json) {
+        if (json == null || json.isBlank()) {
+            return Map.of();
+        }
+        try {
+            Map<Workload, Instant> workloads = new LinkedHashMap<>();
+            for (JsonNode o : JSON.readTree(json)) {
+                workloads.put(new Workload(o.path("namespace").asText(), o.path("kind").asText(), o.path("name").asText()),
+                        Instant.parse(o.path("evictedAt").asText()));
+            }
+            return workloads;
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
     }
 
     /**

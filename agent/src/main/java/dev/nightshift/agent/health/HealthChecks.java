@@ -17,7 +17,8 @@ import dev.nightshift.strategies.model.ObservedCluster;
 /**
  * Judges the rollout health checks of the pools that are rolling (outdated nodes, or a rollout
  * recorded): a failing check wins, then an unknown one, else passing. Pools at rest are not asked
- * about, so that Prometheus is queried only while a rollout can use the answer.
+ * about, so that Prometheus is queried only while a rollout can use the answer, and the workloads
+ * their drains evicted are no longer followed.
  */
 public final class HealthChecks implements HealthJudge {
 
@@ -33,13 +34,16 @@ public final class HealthChecks implements HealthJudge {
     public Map<String, HealthVerdict> verdicts(DesiredCluster desired, ObservedCluster observed, Instant now) {
         Map<String, HealthVerdict> verdicts = new LinkedHashMap<>();
         for (DesiredPool pool : desired.pools()) {
-            List<HealthCheck> checks = pool.spec().rollout().healthChecks();
-            if (checks.isEmpty()) {
-                continue;
-            }
             boolean rolling = observed.status(pool.name()).rollout().isPresent()
                     || observed.nodesOf(pool.name()).stream().anyMatch(pool::outdated);
-            if (rolling) {
+            if (!rolling) {
+                // Whatever its spec now (a rolled-back pool acts without its checks): evictions of a rollout
+                // that is over must not fail the next one, which starts long after them.
+                workloads.atRest(pool.name());
+                continue;
+            }
+            List<HealthCheck> checks = pool.spec().rollout().healthChecks();
+            if (!checks.isEmpty()) {
                 verdicts.put(pool.name(), judge(pool.name(), checks, now));
             }
         }

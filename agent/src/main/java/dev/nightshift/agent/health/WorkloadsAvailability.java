@@ -54,6 +54,11 @@ public final class WorkloadsAvailability implements WorkloadsCheck {
     }
 
     @Override
+    public void atRest(String pool) {
+        evicted.forget(pool);
+    }
+
+    @Override
     public HealthVerdict judge(String pool, HealthCheck.WorkloadsAvailable check, Instant now) {
         for (Map.Entry<EvictedWorkloads.Workload, Instant> e : evicted.of(pool).entrySet()) {
             Optional<int[]> counts;

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -15,6 +16,7 @@ import dev.nightshift.agent.eta.EtaJson;
 import dev.nightshift.agent.eta.PoolEstimate;
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.git.CommitCheck;
+import dev.nightshift.agent.health.EvictedWorkloads;
 import dev.nightshift.agent.report.PoolTargetJson;
 import dev.nightshift.agent.report.RolloutProgressJson;
 import dev.nightshift.agent.reconcile.ReconcileReport;
@@ -68,6 +70,17 @@ public final class StatusJson {
     public static String write(Optional<String> revision, Optional<String> latest, List<SpecError> specErrors,
                                Optional<ReconcileReport> report, Optional<String> lastPollError, Leadership leadership,
                                Optional<CommitCheck> verification, Optional<com.fasterxml.jackson.databind.JsonNode> notifications) {
+        return write(revision, latest, specErrors, report, lastPollError, leadership, verification, notifications, pool -> Map.of());
+    }
+
+    /**
+     * @param evicted each pool's workloads whose pods its drains evicted and that its {@code workloadsAvailable} check
+     *                still follows, with their first eviction ({@code evictedWorkloads})
+     */
+    public static String write(Optional<String> revision, Optional<String> latest, List<SpecError> specErrors,
+                               Optional<ReconcileReport> report, Optional<String> lastPollError, Leadership leadership,
+                               Optional<CommitCheck> verification, Optional<com.fasterxml.jackson.databind.JsonNode> notifications,
+                               Function<String, Map<EvictedWorkloads.Workload, Instant>> evicted) {
         ObjectNode root = JSON.createObjectNode();
         ObjectNode election = root.putObject("leaderElection");
         election.put("enabled", leadership.elected());
@@ -99,7 +112,7 @@ public final class StatusJson {
                 report.get().updateFailures().stream().filter(f -> p.pool().equals(f.pool())).toList(),
                 report.get().refusals().stream().filter(r -> p.pool().equals(r.pool())).toList(),
                 Optional.ofNullable(report.get().providerFailures().get(p.pool())),
-                report.get().eta(), report.get().nodeStates().getOrDefault(p.pool(), List.of())));
+                report.get().eta(), report.get().nodeStates().getOrDefault(p.pool(), List.of()), evicted.apply(p.pool())));
         // Pools this agent leaves to another ({@code pools:} in its configuration): not in {@code pools}, named here.
         ArrayNode unmanaged = root.putArray("unmanagedPools");
         report.ifPresent(r -> new java.util.TreeMap<>(r.unmanaged()).forEach((pool, why) -> unmanaged.addObject().put("pool", pool).put("reason", why)));
@@ -168,7 +181,8 @@ public final class StatusJson {
 
     private static void pool(ObjectNode o, PoolReport p, int outdatedPastWindow, Optional<PoolTarget> target,
                              List<ReconcileReport.UpdateFailure> updateFailures, List<StepRefusal> refusals, Optional<String> providerError,
-                             Optional<RolloutEta.Estimate> estimate, List<NodeStates.NodeState> nodeStates) {
+                             Optional<RolloutEta.Estimate> estimate, List<NodeStates.NodeState> nodeStates,
+                             Map<EvictedWorkloads.Workload, Instant> evicted) {
         o.put("pool", p.pool());
         o.put("phase", p.phase().name());
         o.put("pendingAction", p.pendingAction().name());
@@ -196,6 +210,8 @@ public final class StatusJson {
             ArrayNode failed = w.putArray("failedMachines");
             new java.util.TreeSet<>(r.failedMachines()).forEach(failed::add);
         }, () -> o.putNull("waves"));
+        // What its workloadsAvailable check waits for (kept in the pool's record: the same after a restart); [] when nothing.
+        o.set("evictedWorkloads", EvictedWorkloads.array(evicted));
         ArrayNode awaiting = o.putArray("awaitingSelection");
         p.awaitingSelection().forEach(awaiting::add);
         ArrayNode adopted = o.putArray("adopted");

@@ -59,7 +59,9 @@ public final class EventRecorder {
         /** A pool's machine provider failed (a listing, a settle): the pool is held for the reconcile, the others go on. */
         ProviderFailed("Warning"),
         /** A pool's rollout halted: a health check failed or could not be judged for the soak, or maxFailedMachines was reached. */
-        RolloutHalted("Warning");
+        RolloutHalted("Warning"),
+        /** A halted pool (onFailure: Rollback) went back to the spec it was last fully current at; the failed revision is refused. */
+        RolledBack("Warning");
 
         private final String type;
 

@@ -71,6 +71,11 @@ public final class PoolStatusRecords {
 
     /** The data key of the pool's revision history ({@code RevisionHistory}) as JSON: {@code nightshift history} reads it. */
     public static final String HISTORY = "history";
+    /**
+     * The data key of the workloads whose pods the pool's drains evicted and that the {@code workloadsAvailable} check
+     * still follows, with their first eviction ({@code EvictedWorkloads.json}); absent when none.
+     */
+    public static final String EVICTED_WORKLOADS = "evictedWorkloads";
     /** The data key of the pool's rollout in waves (wave, soak, failed machines, halt) as JSON. */
     public static final String ROLLOUT = "rollout";
 

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.git.SpecRevision;
+import dev.nightshift.agent.health.EvictedWorkloads;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.report.RolloutProgressJson;
@@ -35,7 +36,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * records at start and at every term as leader), the refusals of the newest offered commit, the
  * force tokens a taken commit spent, and each pool's target ({@link PoolTargets}). An offered
  * commit is judged pool by pool by the pure {@link CommitAcceptance}; this keeps its inputs and
- * its outcome. {@link PoolRecordWriter} writes what this holds into the records.
+ * its outcome. {@link PoolRecordWriter} writes what this holds into the records. Reading the records
+ * at each term, it also hands the workloads the pools' {@code workloadsAvailable} checks followed back
+ * to {@link EvictedWorkloads}; deciding a rollback, it tells {@link RollbackNotes}.
  *
  * <p>Changed only by the reconcile loop's thread; {@link #acting()} and {@link #rejected()} are
  * also read from others.
@@ -67,16 +70,23 @@ final class AcceptedSpecs implements Acceptance {
     private final Map<String, String> tokensToRecord = new HashMap<>();
     /** Pools rolled back after their rollout failed ({@code onFailure: Rollback}), with the revision they refuse until their spec changes. */
     private final Map<String, PoolStatusRecords.Refused> refused = new HashMap<>();
+    private final RollbackNotes rollbacks;
+    private final EvictedWorkloads evicted;
 
     /**
      * @param cluster   the cluster this agent reconciles
      * @param namespace where the pool records are kept
+     * @param rollbacks told of each rollback, once, when it is decided
+     * @param evicted   the workloads each pool's check follows: taken up again from the records with what was accepted
      */
-    AcceptedSpecs(KubernetesClient client, ClusterObserver observer, String cluster, String namespace) {
+    AcceptedSpecs(KubernetesClient client, ClusterObserver observer, String cluster, String namespace, RollbackNotes rollbacks,
+                  EvictedWorkloads evicted) {
         this.client = client;
         this.observer = observer;
         this.cluster = cluster;
         this.namespace = namespace;
+        this.rollbacks = rollbacks;
+        this.evicted = evicted;
     }
 
     /**
@@ -91,7 +101,10 @@ final class AcceptedSpecs implements Acceptance {
         List<String> unreadable = new ArrayList<>();
         targets.clear();
         refused.clear();
+        Map<String, Map<EvictedWorkloads.Workload, java.time.Instant>> followed = new HashMap<>();
         for (ConfigMap map : client.configMaps().inNamespace(namespace).withLabel(PoolStatusRecords.LABEL).list().getItems()) {
+            followed.put(map.getMetadata().getLabels().get(PoolStatusRecords.LABEL), EvictedWorkloads.read(map.getData() == null ? null
+                    : map.getData().get(PoolStatusRecords.EVICTED_WORKLOADS)));
             Optional<PoolStatusRecords.Accepted> accepted = PoolStatusRecords.accepted(map);
             if (accepted.isEmpty()) {
                 continue;
@@ -118,6 +131,8 @@ final class AcceptedSpecs implements Acceptance {
         acceptedRecords.clear();
         acceptedRecords.putAll(read);
         unreadableRecords = List.copyOf(unreadable);
+        // What the last leader's checks followed: a workload that never came back still fails after a restart.
+        evicted.restore(followed);
         if (pools.isEmpty()) {
             acting = null;
             return;
@@ -277,6 +292,7 @@ final class AcceptedSpecs implements Acceptance {
         next.add(heldMessage(pool, goodCommit, r));
         rejected = List.copyOf(next);
         LOG.warn("pool {} rolled back: {}", pool, heldMessage(pool, goodCommit, r));
+        rollbacks.rolledBack(pool, r.commit(), goodCommit, r.reason());
     }
 
     /** "web: held at 1a2b3c4, 9f8e7d6 refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1". */

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.nightshift.agent.health.EvictedWorkloads;
 import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.PoolStatusRecords;
 import dev.nightshift.agent.report.RevisionHistory;
@@ -28,15 +29,21 @@ final class PoolRecordWriter implements PoolRecords {
     private final String namespace;
     private final AcceptedSpecs accepted;
     private final java.time.Clock clock;
+    private final EvictedWorkloads evicted;
 
     /** @param namespace where the pool records are kept */
     PoolRecordWriter(KubernetesClient client, ClusterObserver observer, String namespace, AcceptedSpecs accepted) {
-        this(client, observer, namespace, accepted, java.time.Clock.systemUTC());
+        this(client, observer, namespace, accepted, java.time.Clock.systemUTC(), new EvictedWorkloads());
     }
 
-    /** @param clock when a revision is first seen accepted, for the pool's history */
-    PoolRecordWriter(KubernetesClient client, ClusterObserver observer, String namespace, AcceptedSpecs accepted, java.time.Clock clock) {
+    /**
+     * @param clock   when a revision is first seen accepted, for the pool's history
+     * @param evicted the workloads each pool's check follows, kept in its record for the next leader
+     */
+    PoolRecordWriter(KubernetesClient client, ClusterObserver observer, String namespace, AcceptedSpecs accepted, java.time.Clock clock,
+                     EvictedWorkloads evicted) {
         this.clock = clock;
+        this.evicted = evicted;
         this.client = client;
         this.observer = observer;
         this.namespace = namespace;
@@ -80,6 +87,10 @@ final class PoolRecordWriter implements PoolRecords {
             Optional<ConfigMap> existing = observer.statusRecord(namespace, pool);
             history(pool, s, existing).ifPresent(h -> data.put(PoolStatusRecords.HISTORY, h.write()));
             accepted.refused(pool).ifPresent(r -> data.put(PoolStatusRecords.REFUSED, r.json()));
+            Map<EvictedWorkloads.Workload, java.time.Instant> followed = evicted.of(pool);
+            if (!followed.isEmpty()) {
+                data.put(PoolStatusRecords.EVICTED_WORKLOADS, EvictedWorkloads.json(followed));
+            }
             if (existing.isPresent() && data.equals(existing.get().getData())) {
                 continue;
             }

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.nightshift.agent.eta.RolloutEta;
 import dev.nightshift.agent.fence.Fence;
+import dev.nightshift.agent.health.EvictedWorkloads;
 import dev.nightshift.agent.health.HealthJudge;
 import dev.nightshift.agent.git.SpecRevision;
 import dev.nightshift.agent.kube.ClusterObserver;
@@ -124,13 +125,24 @@ public final class Reconciler implements AutoCloseable {
     public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
                       BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
                       EventRecorder events, Fence fence, HealthJudge health) {
-        AcceptedSpecs accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace());
+        this(settings, client, observer, executor, apiServerReady, planner, clock, reports, events, fence, health, new EvictedWorkloads());
+    }
+
+    /**
+     * @param evicted the workloads whose pods the drains evicted, as {@code health}'s workloadsAvailable check follows
+     *                them: kept in the pools' records at each pass and taken up again at each term as leader
+     */
+    public Reconciler(Settings settings, KubernetesClient client, ClusterObserver observer, StepExecutor executor,
+                      BooleanSupplier apiServerReady, RolloutPlanner planner, Clock clock, Consumer<ReconcileReport> reports,
+                      EventRecorder events, Fence fence, HealthJudge health, EvictedWorkloads evicted) {
+        AcceptedSpecs accepted = new AcceptedSpecs(client, observer, settings.cluster(), settings.namespace(),
+                RollbackNotes.events(events, settings.namespace(), settings.dryRun()), evicted);
         EtaRefresh eta = new EtaRefresh(new RolloutEta(planner.nodeUpdates()));
         this.leading = settings.leading();
         this.pass = new ReconcilePass(new ReconcilePass.Settings(settings.validationsRequired(), settings.dryRun(),
                 settings.apiServerVersion(), settings.managed(), settings.ignoreWindows(), settings.force()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
                 new DisruptionStage(), executor::execute, new WhyEvents(events),
-                new PoolRecordWriter(client, observer, settings.namespace(), accepted, clock), apiServerReady,
+                new PoolRecordWriter(client, observer, settings.namespace(), accepted, clock, evicted), apiServerReady,
                 settings.validationInterval(), () -> leading && fence.held(), eta, clock, health);
         this.clock = clock;
         this.reports = reports;

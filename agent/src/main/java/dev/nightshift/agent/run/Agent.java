@@ -95,6 +95,8 @@ public final class Agent implements AutoCloseable {
     /** The given updater; with {@code nodeUpdates.type: job} the Job updater, built at start with the agent's client. */
     private NodeUpdater nodeUpdates;
     private final Clock clock;
+    /** Filled by the drains, judged by the workloadsAvailable check, kept in the pools' records, shown in /status. */
+    private final EvictedWorkloads evictedWorkloads = new EvictedWorkloads();
     private final Consumer<ReconcileReport> reportListener;
     private final AtomicReference<ReconcileReport> lastReport = new AtomicReference<>();
     private final AtomicReference<String> lastPollError = new AtomicReference<>();
@@ -201,12 +203,12 @@ public final class Agent implements AutoCloseable {
         if (jobs.isPresent()) {
             nodeUpdates = new JobNodeUpdater(client, jobs.get(), provider, events, clock);
         }
-        EvictedWorkloads evictedWorkloads = new EvictedWorkloads();
         StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events, evictedWorkloads);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()).with(config.pools()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock,
-                this::onReport, events, fence, healthChecks(config.health(), WorkloadsAvailability.of(evictedWorkloads, client)));
+                this::onReport, events, fence, healthChecks(config.health(), WorkloadsAvailability.of(evictedWorkloads, client)),
+                evictedWorkloads);
         // Alone, it acts from its first reconcile on, and its reports feed the pool series.
         metrics.leading(!config.leaderElection().enabled());
         poller = new SpecPoller(source, new SpecLoader(), Optional.of(cluster), new SpecListener() {
@@ -464,7 +466,7 @@ public final class Agent implements AutoCloseable {
                 Optional.ofNullable(lastReport.get()), Optional.ofNullable(lastPollError.get()),
                 new StatusJson.Leadership(config.leaderElection().enabled(), leading(), config.leaderElection().identity(),
                         Optional.ofNullable(currentLeader.get())), poller == null ? Optional.empty() : poller.lastCheck(),
-                notifier.map(Notifier::status));
+                notifier.map(Notifier::status), evictedWorkloads::of);
     }
 
     public int httpPort() {

@@ -90,4 +90,40 @@ class WorkloadsAvailabilityTest {
 
         assertThat(failing.judge("web", BACK, T0)).isEqualTo(new HealthVerdict.Unknown("back", "apps/StatefulSet/db cannot be read: IllegalStateException"));
     }
+
+    @Test
+    void theRecordsFormReadsBackTheSameWorkloadsAndTimes() {
+        evicted.evicted("web", ofStatefulSet("db-0", "db"), T0.plusSeconds(5));
+        evicted.evicted("web", ofReplicaSet("shop-7d9f-abc", "shop-7d9f", "7d9f"), T0);
+
+        String json = EvictedWorkloads.json(evicted.of("web"));
+
+        assertThat(json).isEqualTo("[{\"namespace\":\"apps\",\"kind\":\"Deployment\",\"name\":\"shop\",\"evictedAt\":\"2026-11-27T12:00:00Z\"},"
+                + "{\"namespace\":\"apps\",\"kind\":\"StatefulSet\",\"name\":\"db\",\"evictedAt\":\"2026-11-27T12:00:05Z\"}]");
+        assertThat(EvictedWorkloads.read(json)).isEqualTo(Map.of(SHOP, T0, DB, T0.plusSeconds(5)));
+        assertThat(EvictedWorkloads.read("not json")).as("a record edited by hand").isEmpty();
+    }
+
+    @Test
+    void aWorkloadRestoredFromTheRecordsStillFailsAfterItsTime() {
+        // A new agent: nothing evicted in its memory, the record says what the last one followed.
+        evicted.restore(Map.of("web", EvictedWorkloads.read(EvictedWorkloads.json(Map.of(SHOP, T0)))));
+        replicas.put(SHOP, new int[] {0, 3});
+
+        assertThat(check.judge("web", BACK, T0.plus(Duration.ofMinutes(6))))
+                .isEqualTo(new HealthVerdict.Failing("back", "apps/Deployment/shop 0/3 available after 6m", "available within 5m"));
+    }
+
+    @Test
+    void restoringReplacesWhatThisReplicaHeldAndAPoolAtRestForgetsAll() {
+        evicted.evicted("batch", ofStatefulSet("db-0", "db"), T0);
+        evicted.evicted("web", ofStatefulSet("db-0", "db"), T0);
+
+        evicted.restore(Map.of("web", Map.of(SHOP, T0)));
+        assertThat(evicted.of("batch")).as("the records are newer than a term that ended").isEmpty();
+        assertThat(evicted.of("web")).containsOnlyKeys(SHOP);
+
+        check.atRest("web");
+        assertThat(evicted.of("web")).isEmpty();
+    }
 }

@@ -39,6 +39,8 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -48,7 +50,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
  * The manifests' RBAC is sufficient and least-privilege: {@code manifests/overlays/simulated} as {@code kubectl
  * kustomize} renders it (the base's RBAC plus the simulated provider's). The real agent (and the simulated provider
  * it runs with) does a whole life in the embedded cluster: adopts two pools, rolls an image bump with
- * drains (one eviction allowed, one refused by a PodDisruptionBudget until the pod is force-deleted),
+ * drains (evictions allowed, of a Deployment's and a StatefulSet's pods that the pool's {@code workloadsAvailable} check
+ * then reads, and one refused by a PodDisruptionBudget until the pod is force-deleted),
  * writes the pools' status ConfigMaps, records on each replaced node why (counted again when its
  * machine goes), reports an invalid commit as an Event, and counts it again after a restart. Every request the agent made is then checked against the rules the manifests
  * bind to the Deployment's ServiceAccount, and every verb the rules grant must have been used.
@@ -84,6 +87,10 @@ class RbacIT {
                   maxUnavailable: 0
                   interval: 0s
                   machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
+                  rollout:
+                    healthChecks:
+                    - name: evicted-workloads-back
+                      workloadsAvailable: {within: 5m}
                 """.formatted(version);
     }
 
@@ -134,7 +141,15 @@ class RbacIT {
             provider.seed("web", "web-2", Optional.empty(), Optional.empty());
             provider.seed("db", "db-1", Optional.empty(), Optional.empty());
             KubernetesClient test = kube.client();
-            test.pods().inNamespace("shop").resource(pod("web-0", "web", "web-1")).create();
+            // The web pool's drains evict a Deployment's pod and a StatefulSet's: its workloadsAvailable check reads both.
+            test.apps().deployments().inNamespace("shop").resource(new DeploymentBuilder().withNewMetadata().withName("web")
+                    .withNamespace("shop").endMetadata().withNewSpec().withReplicas(1).endSpec().withNewStatus()
+                    .withAvailableReplicas(1).endStatus().build()).create();
+            test.apps().statefulSets().inNamespace("shop").resource(new StatefulSetBuilder().withNewMetadata().withName("cache")
+                    .withNamespace("shop").endMetadata().withNewSpec().withReplicas(1).endSpec().withNewStatus()
+                    .withReadyReplicas(1).endStatus().build()).create();
+            test.pods().inNamespace("shop").resource(owned(pod("web-0", "web", "web-1"), "ReplicaSet", "web-7c9d8", "7c9d8")).create();
+            test.pods().inNamespace("shop").resource(owned(pod("cache-0", "cache", "web-2"), "StatefulSet", "cache", null)).create();
             test.pods().inNamespace("shop").resource(pod("db-0", "db", "db-1")).create();
             test.policy().v1().podDisruptionBudget().inNamespace("shop").resource(new PodDisruptionBudgetBuilder()
                     .withNewMetadata().withName("db-pdb").withNamespace("shop").endMetadata().withNewSpec()
@@ -199,6 +214,13 @@ class RbacIT {
                 .withNewStatus().withPhase("Running").endStatus().build();
     }
 
+    /** The pod as its controller makes it: owned by {@code kind}/{@code owner}, a ReplicaSet's pod with its template hash. */
+    private static Pod owned(Pod pod, String kind, String owner, String templateHash) {
+        PodBuilder b = new PodBuilder(pod).editMetadata().addNewOwnerReference().withApiVersion("apps/v1").withKind(kind)
+                .withName(owner).withUid(owner + "-uid").withController(true).endOwnerReference().endMetadata();
+        return templateHash == null ? b.build() : b.editMetadata().addToLabels("pod-template-hash", templateHash).endMetadata().build();
+    }
+
     private static List<Node> nodes(KubernetesClient client, String pool) {
         return client.nodes().withLabel(NodeMarks.POOL, pool).list().getItems();
     }
@@ -254,6 +276,10 @@ class RbacIT {
         expected.put("a status record created", r -> r.method().equals("POST") && r.resourcePath().equals(records));
         expected.put("a status record changed", r -> r.method().equals("PATCH") && r.resourcePath().startsWith(records + "/"));
         expected.put("the API server's version", r -> r.resourcePath().equals("/version"));
+        expected.put("the evicted pod's Deployment read (workloadsAvailable)", r -> r.method().equals("GET")
+                && r.resourcePath().equals("/apis/apps/v1/namespaces/shop/deployments/web") && r.status() == 200);
+        expected.put("the evicted pod's StatefulSet read (workloadsAvailable)", r -> r.method().equals("GET")
+                && r.resourcePath().equals("/apis/apps/v1/namespaces/shop/statefulsets/cache") && r.status() == 200);
 
         assertThat(testRequests).as("the test's own requests were in the log and left out").isPositive();
         assertThat(expected.entrySet().stream().filter(e -> agentLog.stream().noneMatch(e.getValue())).map(Map.Entry::getKey))

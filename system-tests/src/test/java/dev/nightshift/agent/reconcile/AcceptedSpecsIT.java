@@ -83,7 +83,7 @@ class AcceptedSpecsIT {
     }
 
     private AcceptedSpecs accepted() {
-        return new AcceptedSpecs(client, observer, "demo", NAMESPACE);
+        return new AcceptedSpecs(client, observer, "demo", NAMESPACE, RollbackNotes.NONE, new dev.nightshift.agent.health.EvictedWorkloads());
     }
 
     private Optional<String> actingCommit(AcceptedSpecs accepted) {

@@ -3,9 +3,7 @@ package dev.nightshift.agent.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,33 +11,39 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.kube.PoolStatusRecords;
-import dev.nightshift.agent.metrics.PrometheusServer;
 import dev.nightshift.agent.report.RevisionHistory;
 import dev.nightshift.sandbox.cloud.SimulatedMachineProvider;
 import dev.nightshift.sandbox.machineapi.MachineLog;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 
 /**
  * Issue 26's rollout in waves, end to end: a real Prometheus scrapes an exporter the test controls, and the agent
  * judges each wave by a check on it. A failing canary halts the pool with no second node touched; healthy waves
  * each start at least {@code soak} after the previous one became available (judged from the API server's request
  * log); Prometheus stopped mid-rollout starts nothing new, then halts after the soak; machines that never register
- * halt the pool after {@code maxFailedMachines}, no more created.
+ * halt the pool after {@code maxFailedMachines}, no more created; a rollback says so in an Event of its own; the
+ * workloads a halted pool's drains evicted survive an agent restart and still hold the pool after a resume.
  */
+// The tests without Prometheus run first, while the class's Prometheus waits for its first sample; the one that stops
+// it runs last, so that no test after it waits for a new one (about 6 s).
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WavesIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -58,20 +62,13 @@ class WavesIT {
 
     @AutoClose
     private AgentHarness h;
+    /** The commits {@link #start} pushed: the pool adopted, then the image bump. */
+    private String initialCommit;
+    private String bumpCommit;
 
-    private final AtomicReference<Double> errorRatio = new AtomicReference<>(0.0);
-    private HttpServer exporter;
-    private PrometheusServer prometheus;
-
-    @AfterEach
-    void stopPrometheusAndExporter() {
-        if (prometheus != null) {
-            prometheus.close();
-        }
-        if (exporter != null) {
-            exporter.stop(0);
-        }
-    }
+    /** The error ratio the exporter serves, and the one Prometheus of the class scraping it. */
+    @RegisterExtension
+    static final ScrapedGauge ERROR_RATIO = new ScrapedGauge(METRIC);
 
     /**
      * Pool web of {@code nodes}, one node at a time (no surge), at {@code version}, rolled as {@code rollout} says. At the
@@ -105,39 +102,34 @@ class WavesIT {
                   prometheus: {query: '%s', max: 0.01}""".formatted(waves, soak, METRIC);
     }
 
-    /** The exporter the test controls, a real Prometheus scraping it, and the agent asking that Prometheus. */
+    /** The agent asking the class's Prometheus, which scrapes the exporter the test controls (at 0 to begin with). */
     private List<Node> startWithPrometheus(int nodes, String rollout) throws Exception {
-        exporter = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        exporter.createContext("/metrics", x -> {
-            byte[] body = ("# TYPE " + METRIC + " gauge\n" + METRIC + " " + errorRatio.get() + "\n").getBytes(StandardCharsets.UTF_8);
-            x.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
-            x.sendResponseHeaders(200, body.length);
-            x.getResponseBody().write(body);
-            x.close();
-        });
-        exporter.start();
-        Path dir = Files.createDirectories(tmp.resolve("prometheus"));
-        Path rules = Files.writeString(dir.resolve("rules.yml"), "groups: []\n");
-        prometheus = PrometheusServer.start(dir, "127.0.0.1:" + exporter.getAddress().getPort(), rules);
-        await("Prometheus scrapes the exporter").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                .until(() -> prometheus.values(METRIC).size() == 1);
+        URI prometheus = ERROR_RATIO.prometheus().url();
         return start(nodes, rollout, AgentHarness.CLOUD, RolloutBackend.SIMULATED,
-                c -> c.with(c.health().withPrometheusUrl(prometheus.url())));
+                c -> c.with(c.health().withPrometheusUrl(prometheus)));
     }
 
     /** Pool web adopted at 1631.0.0, then the image bump pushed; the nodes before the bump. */
     private List<Node> start(int nodes, String rollout, SimulatedMachineProvider.Behaviour cloud, RolloutBackend backend,
                              java.util.function.UnaryOperator<AgentConfig> config) throws Exception {
+        return start(nodes, rollout, cloud, backend, config, harness -> { });
+    }
+
+    /** As above, with {@code beforeBump} done to the world once the pool is adopted and before the bump is pushed. */
+    private List<Node> start(int nodes, String rollout, SimulatedMachineProvider.Behaviour cloud, RolloutBackend backend,
+                             java.util.function.UnaryOperator<AgentConfig> config, java.util.function.Consumer<AgentHarness> beforeBump)
+            throws Exception {
         h = new AgentHarness(tmp, "e2e", "web", nodes, backend, cloud);
         h.work.write("cluster.yaml", CLUSTER);
         h.work.write("pools/web.yaml", pool(nodes, "1631.0.0", rollout));
-        h.work.commitAndPush("initial");
+        initialCommit = h.work.commitAndPush("initial");
         h.startAgent("e2e", config);
         h.awaitAdopted("web", nodes);
         List<Node> before = h.nodes("web");
+        beforeBump.accept(h);
         h.kube.clearRequests();
         h.work.write("pools/web.yaml", pool(nodes, "1632.0.0", rollout));
-        h.work.commitAndPush("image bump");
+        bumpCommit = h.work.commitAndPush("image bump");
         return before;
     }
 
@@ -184,7 +176,7 @@ class WavesIT {
 
         await("the canary at the new image Ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> newReadyNodes(before).size() == 1);
-        errorRatio.set(0.07);
+        ERROR_RATIO.set(0.07);
 
         JsonNode pool = awaitHalted(Duration.ofSeconds(20));
         assertThat(pool.path("healthFailure").path("check").asText()).isEqualTo("error-rate");
@@ -214,7 +206,7 @@ class WavesIT {
 
         await("the canary at the new image Ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> newReadyNodes(before).size() == 1);
-        errorRatio.set(0.07);
+        ERROR_RATIO.set(0.07);
 
         // The canary is replaced again, at the revision the pool was current and healthy at; the rest never moved.
         await("every node back at the first revision").atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
@@ -225,6 +217,15 @@ class WavesIT {
         assertThat(status.path("rejectedChanges").toString()).contains("web: held at ", " refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1");
         assertThat(h.kube.client().configMaps().inNamespace(Agent.NAMESPACE).withName(PoolStatusRecords.name("web")).get().getData())
                 .containsKey(PoolStatusRecords.REFUSED);
+        // One Event of its own, beside the halt's: the revision refused and the one the pool went back to.
+        assertThat(h.kube.client().v1().events().inNamespace(Agent.NAMESPACE).list().getItems())
+                .filteredOn(e -> e.getReason().equals("RolledBack")).singleElement().satisfies(e -> {
+                    assertThat(e.getType()).isEqualTo("Warning");
+                    assertThat(e.getMessage()).isEqualTo("Pool web rolled back to " + initialCommit.substring(0, 7) + ": "
+                            + bumpCommit.substring(0, 7) + " refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1;"
+                            + " revert or fix it in Git (a commit that changes the pool's spec lifts the refusal)");
+                    assertThat(e.getCount()).as("told once").isEqualTo(1);
+                });
 
         // A commit that offers the failed revision again (another file changed) leaves the pool where it is.
         h.work.write("notes.txt", "unrelated\n");
@@ -265,6 +266,7 @@ class WavesIT {
     }
 
     @Test
+    @Order(Integer.MAX_VALUE)
     void prometheusStoppedMidRolloutStartsNothingNewThenHaltsAfterTheSoak() throws Exception {
         Duration soak = Duration.ofSeconds(5);
         List<Node> before = startWithPrometheus(3, checked("[1, \"100%\"]", "5s"));
@@ -272,14 +274,67 @@ class WavesIT {
         await("the canary at the new image Ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> newReadyNodes(before).size() == 1);
         Instant stopped = Instant.now();
-        prometheus.close();
-        prometheus = null;
+        ERROR_RATIO.stop();
 
         JsonNode pool = awaitHalted(Duration.ofSeconds(30));
         assertThat(pool.path("healthFailure").path("value").asText()).isEqualTo("unknown");
         assertThat(pool.path("healthFailure").path("threshold").asText()).contains("unreachable");
         assertThat(Duration.between(stopped, Instant.parse(pool.path("healthFailure").path("at").asText())))
                 .isGreaterThanOrEqualTo(soak);
+        assertThat(touched(before)).as("old nodes cordoned or deleted").hasSize(1);
+    }
+
+    /**
+     * Deployment shop in namespace shop with a pod on each of web's nodes, two of three available: a pod that a drain
+     * evicts never comes back (no controller runs here), so the check following it fails once its time is up.
+     */
+    private static void shopOnEveryNode(AgentHarness harness) {
+        harness.kube.client().apps().deployments().inNamespace("shop").resource(new DeploymentBuilder().withNewMetadata()
+                .withName("shop").withNamespace("shop").endMetadata().withNewSpec().withReplicas(3).endSpec()
+                .withNewStatus().withAvailableReplicas(2).endStatus().build()).create();
+        for (Node n : harness.nodes("web")) {
+            harness.kube.client().pods().inNamespace("shop").resource(new PodBuilder().withNewMetadata()
+                    .withName("shop-7c9d8-" + n.getMetadata().getName()).withNamespace("shop").addToLabels("pod-template-hash", "7c9d8")
+                    .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("shop-7c9d8").withUid("rs-uid")
+                    .withController(true).endOwnerReference().endMetadata()
+                    .withNewSpec().withNodeName(n.getMetadata().getName()).addNewContainer().withName("shop").withImage("shop")
+                    .endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
+        }
+    }
+
+    @Test
+    void theWorkloadsAHaltedPoolEvictedSurviveARestartAndStillHoldItAfterAResume() throws Exception {
+        List<Node> before = start(3, """
+                waves: [1, "100%"]
+                soak: 5s
+                healthChecks:
+                - name: evicted-workloads-back
+                  workloadsAvailable: {within: 2s}""", AgentHarness.CLOUD, RolloutBackend.SIMULATED, c -> c, WavesIT::shopOnEveryNode);
+
+        JsonNode halted = awaitHalted(Duration.ofSeconds(30));
+        assertThat(halted.path("healthFailure").path("check").asText()).isEqualTo("evicted-workloads-back");
+        assertThat(halted.path("healthFailure").path("value").asText()).startsWith("shop/Deployment/shop 2/3 available after ");
+        JsonNode followed = halted.path("evictedWorkloads");
+        assertThat(followed).hasSize(1);
+        assertThat(followed.get(0).path("name").asText()).isEqualTo("shop");
+        assertThat(h.kube.client().configMaps().inNamespace(Agent.NAMESPACE).withName(PoolStatusRecords.name("web")).get().getData())
+                .containsKey(PoolStatusRecords.EVICTED_WORKLOADS);
+
+        // A new agent, with no memory but the records: it shows the same workload, evicted at the same moment.
+        h.stopAgent();
+        h.startAgent("e2e", c -> c);
+        JsonNode restarted = await("the restarted agent reports web").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(this::web, p -> p.path("phase").asText().equals("HALTED"));
+        assertThat(restarted.path("evictedWorkloads")).isEqualTo(followed);
+
+        // Resumed: the wave soaks again and the check judges again what the last agent followed, so the pool halts again.
+        Instant firstHalt = Instant.parse(halted.path("healthFailure").path("at").asText());
+        assertThat(dev.nightshift.cli.Main.commandLine().execute("resume", "web", "--kubeconfig",
+                h.kube.writeKubeconfig(tmp.resolve("kubeconfig")).toString())).isZero();
+        JsonNode again = await("web halted again after the resume").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(this::web, p -> p.path("phase").asText().equals("HALTED")
+                        && Instant.parse(p.path("healthFailure").path("at").asText()).isAfter(firstHalt));
+        assertThat(again.path("healthFailure").path("check").asText()).isEqualTo("evicted-workloads-back");
         assertThat(touched(before)).as("old nodes cordoned or deleted").hasSize(1);
     }
 
@@ -292,6 +347,7 @@ class WavesIT {
             Duration.ofMillis(300), Duration.ofMillis(300), Duration.ofMillis(300), 1.0, 0);
 
     @Test
+    @Order(1)
     void machinesThatNeverRegisterHaltThePoolAfterMaxFailedMachinesOnTheSimulatedCloud() throws Exception {
         Set<String> old = names(start(2, maxFailed(), NEVER_REGISTERS, RolloutBackend.SIMULATED, c -> c));
 
@@ -305,6 +361,7 @@ class WavesIT {
     }
 
     @Test
+    @Order(1)
     void machinesThatNeverRegisterHaltThePoolAfterMaxFailedMachinesThroughTheMachineApi() throws Exception {
         start(2, maxFailed(), NEVER_REGISTERS, RolloutBackend.HTTP, c -> c);
 

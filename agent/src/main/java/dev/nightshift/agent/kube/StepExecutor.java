@@ -141,6 +141,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         String node = s.target();
         if (observer.node(node).isPresent()) {
             patchAnnotations(node, NodeMarks.hashes(s.rollHash(), s.kubeletHash()));
+            // The node's marks are authoritative for the node; the machine's record keeps them for the machines a
+            // backend makes later from the same template (StampsMachines).
+            capabilities.stamped(s.pool(), node, s.rollHash(), s.kubeletHash());
         } else {
             machines.stamp(s.pool(), node, s.rollHash(), s.kubeletHash());
         }

@@ -64,6 +64,13 @@ public final class ProviderCapabilities {
         }
     }
 
+    /** See {@link StampsMachines#stamped}. */
+    public void stamped(String pool, String node, dev.nightshift.spec.hash.StampedHash rollHash, dev.nightshift.spec.hash.StampedHash kubeletHash) {
+        if (provider instanceof StampsMachines stamps) {
+            stamps.stamped(pool, node, rollHash, kubeletHash);
+        }
+    }
+
     /** See {@link KeepsPoolSizes}: whether Nightshift refills a pool short of its minimum (it does unless the backend does). */
     public boolean refillsPools() {
         return !(provider instanceof KeepsPoolSizes);

@@ -31,6 +31,7 @@ import dev.nightshift.agent.provider.MachineProvider;
 import dev.nightshift.agent.provider.Refusals;
 import dev.nightshift.agent.provider.RemediationHolds;
 import dev.nightshift.agent.provider.Settling;
+import dev.nightshift.agent.provider.StampsMachines;
 import dev.nightshift.agent.provider.ChangeNotifications;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -66,7 +67,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * </ul>
  * Nightshift never writes to a MachineDeployment it refuses ({@link #refusal}).
  */
-public final class ClusterApiMachineProvider implements MachineProvider, ChangeNotifications, Settling, RemediationHolds, Refusals,
+public final class ClusterApiMachineProvider implements MachineProvider, ChangeNotifications, Settling, RemediationHolds, Refusals, StampsMachines,
         KeepsPoolSizes {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterApiMachineProvider.class);
@@ -610,6 +611,12 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
     public void stamp(String pool, String name, StampedHash rollHash, StampedHash kubeletHash) {
         GenericKubernetesResource md = found(pool);
         pool(md).machineOf(name).ifPresent(m -> annotateMachine(m.getMetadata().getName(), NodeMarks.hashes(rollHash, kubeletHash)));
+    }
+
+    /** A registered node stamped: its Machine carries the hashes too, for its siblings to come (siblingHashes, recordAdoptedHashes). */
+    @Override
+    public void stamped(String pool, String node, StampedHash rollHash, StampedHash kubeletHash) {
+        stamp(pool, node, rollHash, kubeletHash);
     }
 
     /** While its node is updated, the Machine carries {@code skip-remediation}: MachineHealthCheck leaves a rebooting machine alone. */

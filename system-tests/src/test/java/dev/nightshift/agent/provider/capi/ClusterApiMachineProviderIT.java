@@ -55,6 +55,7 @@ import dev.nightshift.sandbox.embedded.EmbeddedKubernetes;
 import dev.nightshift.sandbox.embedded.RecordedRequest;
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.plan.Step;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -872,6 +873,41 @@ class ClusterApiMachineProviderIT {
     }
 
     // ---- 6. node registration through the executor ----------------------------------------------
+
+    /**
+     * Adoption stamps the node (its marks are authoritative for it) and the Machine too: Cluster API's MachineSet makes
+     * the Machines that replace lost ones from the same template, and those are told apart by their siblings' records
+     * (before, only the node was stamped, the Machines carried nothing, and ProviderModelIT seed 27 adopted an
+     * old-template replacement at a newer spec).
+     */
+    @Test
+    void adoptingARegisteredNodeStampsItsMachineToo() throws Exception {
+        String node = "ip-10-0-1-6.ec2.internal";
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment("");
+        capi.machineSet(OLD_SET, 1, MD);
+        capi.machine(OLD_SET + "-eeeee", OLD_SET, node);
+        kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(node).addToLabels(NodeMarks.POOL, POOL)
+                .endMetadata().build()).create();
+        ClusterApiMachineProvider provider = new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(NS, CLUSTER, Map.of()), clock);
+        ClusterObserver observer = new ClusterObserver(kube.client(), "nightshift-system", provider, () -> { }, clock);
+        closing.add(observer);
+        Evictor evictor = new Evictor(kube.client().getConfiguration());
+        closing.add(evictor);
+        DesiredPool desired = ClusterApiFixtures.desired();
+        StepExecutor executor = new StepExecutor(kube.client(), evictor, observer, provider, new NoNodeUpdates(),
+                clock, new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
+        observer.start();
+        await().until(() -> observer.watching() && provider.watching() && observer.node(node).isPresent());
+
+        executor.execute(new Step.Stamp(node, POOL, desired.rollHash(), desired.kubeletHash(), true));
+
+        assertThat(NodeMarks.rollHash(NodeMarks.annotations(kube.client().nodes().withName(node).get()))).contains(desired.rollHash());
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-eeeee").getMetadata().getAnnotations())
+                .containsEntry(NodeMarks.ROLL_HASH, desired.rollHash().value())
+                .containsEntry(NodeMarks.KUBELET_HASH, desired.kubeletHash().value());
+    }
 
     @Test
     void aMachinesNodeGetsThePoolLabelAndTheMachinesHashesWithoutLosingItsOwnMarks() throws Exception {

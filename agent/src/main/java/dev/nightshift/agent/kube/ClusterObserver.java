@@ -283,11 +283,15 @@ public final class ClusterObserver implements AutoCloseable {
 
     /**
      * Machines of these pools whose node registered but does not carry the pool label yet (the
-     * provider knows the node; the node does not know its pool).
+     * provider knows the node; the node does not know its pool), or carries it without the hashes
+     * the machine has (an adapter that labels its nodes with the pool; a Cluster API Machine whose
+     * hashes became known after its node was labelled): the node is to get them from its machine.
      */
     public List<Machine> unmarked(String pool) {
-        return provider.machines(pool).stream().filter(m -> m.node().isPresent() && !m.deleting()
-                && nodes.getStore().getByKey(m.node().get()) == null).toList();
+        return provider.machines(pool).stream().filter(m -> m.node().isPresent() && !m.deleting()).filter(m -> {
+            Node node = nodes.getStore().getByKey(m.node().get());
+            return node == null || (m.rollHash() != null && NodeMarks.rollHash(NodeMarks.annotations(node)).isEmpty());
+        }).toList();
     }
 
     /**

@@ -113,16 +113,22 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
                 wanted.putAll(NodeMarks.kubeletHash(m.kubeletHash()));
             }
             m.surgeFor().ifPresent(partner -> wanted.put(NodeMarks.SURGE_FOR, partner));
-            boolean exists = patcher.patch(node, n -> {
-                if (m.pool().equals(NodeMarks.labels(n).get(NodeMarks.POOL))) {
-                    return Optional.empty();
-                }
+            // What the patch did, decided on the node as read: labelled already (by an adapter, or before its machine's
+            // hashes were known) means only the missing hashes; nothing missing, no write and no line.
+            String[] did = {""};
+            patcher.patch(node, n -> {
                 Map<String, String> annotations = new HashMap<>(wanted);
                 annotations.keySet().removeAll(NodeMarks.annotations(n).keySet());
-                return Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.POOL, m.pool()), "annotations", annotations)));
+                if (!m.pool().equals(NodeMarks.labels(n).get(NodeMarks.POOL))) {
+                    did[0] = "registered: labelled " + NodeMarks.POOL + "=" + m.pool();
+                    return Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.POOL, m.pool()), "annotations", annotations)));
+                }
+                boolean copy = NodeMarks.rollHash(NodeMarks.annotations(n)).isEmpty() && !annotations.isEmpty();
+                did[0] = copy ? "the machine's hashes copied onto it" : "";
+                return copy ? Optional.of(Map.of("metadata", Map.of("annotations", annotations))) : Optional.empty();
             });
-            if (exists) {
-                LOG.info("node {} of machine {} registered: labelled {}={}", node, m.name(), NodeMarks.POOL, m.pool());
+            if (!did[0].isEmpty()) {
+                LOG.info("node {} of machine {} {}", node, m.name(), did[0]);
             }
         }
         // The outcomes of node updates the updater observed finished, written on the nodes before they are observed.

@@ -74,6 +74,17 @@ class ClusterBudgetTest {
     }
 
     @Test
+    void aCordonWaitsWithItsDrainSoThatNoNodeStaysCordonedWhileTheClusterHasNoRoom() {
+        DesiredCluster desired = twoPools("{pools: 2, maxUnavailableNodes: 1}");
+        DisruptionGuard guard = new DisruptionGuard(desired, observed(nodes(desired, 4, n -> n)), Set.of());
+
+        assertThat(refusal(guard, new Step.Cordon("a-0", "a"))).isEmpty();
+        assertThat(refusal(guard, drain("a-0"))).as("its cordon took the room").isEmpty();
+        assertThat(refusal(guard, new Step.Cordon("b-0", "b"))).contains(Reason.CLUSTER_BUDGET);
+        assertThat(refusal(guard, drain("b-0"))).contains(Reason.CLUSTER_BUDGET);
+    }
+
+    @Test
     void aPercentageIsOfEveryManagedNodeRoundedDown() {
         DesiredCluster desired = twoPools("{pools: 2, maxUnavailableNodes: \"30%\"}");
         DisruptionGuard guard = new DisruptionGuard(desired, observed(nodes(desired, 4, n -> n)), Set.of());

@@ -107,12 +107,13 @@ public final class DisruptionGuard {
         if (budget == null) {
             return Optional.empty();
         }
+        boolean nodeAvailable = budget.available.contains(step.target());
         Optional<Refusal> refusal = budget.check(step);
         if (refusal.isEmpty()) {
-            refusal = cluster.check(step, budget.takesAvailable(step));
+            refusal = cluster.check(step, nodeAvailable);
         }
         if (refusal.isEmpty()) {
-            cluster.apply(step, budget.takesAvailable(step));
+            cluster.apply(step, nodeAvailable);
             budget.apply(step);
         }
         return refusal;
@@ -315,7 +316,20 @@ public final class DisruptionGuard {
             return Math.max(1, (int) ((long) max * nodes / managed));
         }
 
-        Optional<Refusal> check(Step step, boolean takesAvailable) {
+        /**
+         * Whether {@code step} takes one more of the cluster's available nodes away: a disruption of an available node
+         * not counted yet, and its cordon too. The cordon goes first, in the same pass as its drain; were it admitted and
+         * the drain left to wait, the node would stay cordoned for as long as the cluster has no room. So the cordon
+         * waits with it, and the drain after an admitted cordon costs nothing more.
+         */
+        private boolean costs(Step step, boolean nodeAvailable) {
+            boolean takes = step instanceof Step.Cordon
+                    || (disruptive(step) && !(step instanceof Step.RestartKubelet) && !(step instanceof Step.CreateMachine));
+            return takes && nodeAvailable && !ours.contains(step.target());
+        }
+
+        Optional<Refusal> check(Step step, boolean nodeAvailable) {
+            boolean takesAvailable = costs(step, nodeAvailable);
             if (step instanceof Step.Repair && !ours.contains(step.target())) {
                 if (ours.size() + 1 > max) {
                     return Optional.of(new Refusal(step, Reason.CLUSTER_BUDGET, "cluster " + name + " has " + ours.size()
@@ -332,7 +346,6 @@ public final class DisruptionGuard {
                                 + zoneNodes.getOrDefault(zone, 0) + " failing): repairing " + step.target() + " waits"));
                     }
                 }
-                return Optional.empty();
             }
             if (takesAvailable && unavailable + 1 > max) {
                 return Optional.of(new Refusal(step, Reason.CLUSTER_BUDGET, "cluster " + name + " has " + unavailable
@@ -342,7 +355,8 @@ public final class DisruptionGuard {
             return Optional.empty();
         }
 
-        void apply(Step step, boolean takesAvailable) {
+        void apply(Step step, boolean nodeAvailable) {
+            boolean takesAvailable = costs(step, nodeAvailable);
             if (takesAvailable) {
                 unavailable++;
             }

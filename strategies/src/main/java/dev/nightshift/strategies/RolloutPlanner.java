@@ -171,7 +171,7 @@ public final class RolloutPlanner {
                 phase = PoolPhase.HALTED;
             }
             PoolReport report = report(view, status.withRollout(waves.next()), sink, phase, adopted, now, wakeTimes);
-            schedule.settle(pool.name(), turn, outcome(phase, report), phase.name());
+            schedule.settle(pool.name(), turn, outcome(phase, report, view), phase.name());
             if (phase == PoolPhase.WAITING_FOR_TURN) {
                 report = report.withWaitingFor(turn.waiting());
             }
@@ -191,10 +191,10 @@ public final class RolloutPlanner {
     }
 
     /** What a pool's plan means for the pools after it: kept as the single turn of old was taken or left. */
-    private static FleetSchedule.Outcome outcome(PoolPhase phase, PoolReport report) {
+    private static FleetSchedule.Outcome outcome(PoolPhase phase, PoolReport report, PoolView view) {
         return switch (phase) {
-            case CURRENT -> report.failed() == 0 && report.unhealthyNodes().isEmpty()
-                    ? FleetSchedule.Outcome.DONE : FleetSchedule.Outcome.FREE;
+            case CURRENT -> view.phaseInFlight() ? FleetSchedule.Outcome.SETTLING
+                    : report.failed() == 0 && report.unhealthyNodes().isEmpty() ? FleetSchedule.Outcome.DONE : FleetSchedule.Outcome.FREE;
             case REPORT_ONLY, AWAITING_SELECTION, NODE_UPDATES_OFF -> FleetSchedule.Outcome.FREE;
             case FAILED, PAUSED, HALTED -> FleetSchedule.Outcome.HELD;
             case WAITING_FOR_TURN -> FleetSchedule.Outcome.WAITING;

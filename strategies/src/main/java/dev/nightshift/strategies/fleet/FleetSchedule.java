@@ -46,6 +46,11 @@ public final class FleetSchedule {
         DONE(true, false),
         /** Nothing for a turn to do (current with failing nodes, report-only, awaiting the user's selection, node updates off). */
         FREE(true, false),
+        /**
+         * Current, its last machines still coming up: the next pools of its role may take its turn (as they did before
+         * fleets), but a later role and the pools after it wait until they are up.
+         */
+        SETTLING(false, false),
         /** Rolling, or waiting for a window or validation with its turn. */
         ACTIVE(false, true),
         /** FAILED, HALTED or paused: keeps its turn and holds its dependants and later roles. */

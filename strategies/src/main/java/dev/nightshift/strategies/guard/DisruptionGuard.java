@@ -82,13 +82,22 @@ public final class DisruptionGuard {
      *                        started that the observation may not show yet
      */
     public DisruptionGuard(DesiredCluster desired, ObservedCluster observed, Set<String> alsoUnavailable) {
+        // The nodes by pool in one walk: a fleet has hundreds of pools and thousands of nodes.
+        Map<String, List<ObservedNode>> byPool = new HashMap<>();
+        desired.pools().forEach(p -> byPool.put(p.name(), new java.util.ArrayList<>()));
+        observed.nodes().forEach(n -> {
+            List<ObservedNode> of = byPool.get(n.pool());
+            if (of != null) {
+                of.add(n);
+            }
+        });
         for (DesiredPool pool : desired.pools()) {
-            pools.put(pool.name(), new PoolBudget(pool, observed.nodesOf(pool.name()), alsoUnavailable, desired.refillsPools()));
+            pools.put(pool.name(), new PoolBudget(pool, byPool.get(pool.name()), alsoUnavailable, desired.refillsPools()));
         }
         int managed = pools.values().stream().mapToInt(p -> p.count).sum();
         int unavailable = pools.values().stream().mapToInt(p -> Math.max(0, p.count - p.available.size())).sum();
         cluster = new ClusterBudget(desired.cluster().name(), desired.cluster().concurrency(), managed, unavailable,
-                desired.pools().stream().flatMap(p -> observed.nodesOf(p.name()).stream()).toList(), observed, alsoUnavailable);
+                byPool.values().stream().flatMap(List::stream).toList(), observed, alsoUnavailable);
     }
 
     /** The cluster-wide budget this guard judges by, resolved; {@link Integer#MAX_VALUE} without one. */

@@ -193,7 +193,8 @@ public final class RolloutPlanner {
     /** What a pool's plan means for the pools after it: kept as the single turn of old was taken or left. */
     private static FleetSchedule.Outcome outcome(PoolPhase phase, PoolReport report, PoolView view) {
         return switch (phase) {
-            case CURRENT -> view.phaseInFlight() ? FleetSchedule.Outcome.SETTLING
+            // Machines asked for and not up yet (a bastion's until Ready, another's until registered): still settling.
+            case CURRENT -> view.phaseInFlight() || view.pendingCreation().length > 0 ? FleetSchedule.Outcome.SETTLING
                     : report.failed() == 0 && report.unhealthyNodes().isEmpty() ? FleetSchedule.Outcome.DONE : FleetSchedule.Outcome.FREE;
             case REPORT_ONLY, AWAITING_SELECTION, NODE_UPDATES_OFF -> FleetSchedule.Outcome.FREE;
             case FAILED, PAUSED, HALTED -> FleetSchedule.Outcome.HELD;

@@ -88,8 +88,17 @@ public final class RolloutPlanner {
         List<Instant> wakeTimes = new ArrayList<>();
         Map<String, PoolView> views = new HashMap<>();
         List<FleetSchedule.Candidate> candidates = new ArrayList<>();
+        // Each pool's nodes picked out in one walk of the cluster's, in the order observed: a fleet has hundreds of pools.
+        Map<String, List<ObservedNode>> byPool = new HashMap<>();
+        desired.pools().forEach(p -> byPool.put(p.name(), new ArrayList<>()));
+        for (ObservedNode n : observed.nodes()) {
+            List<ObservedNode> own = byPool.get(n.pool());
+            if (own != null) {
+                own.add(n);
+            }
+        }
         for (DesiredPool pool : desired.pools()) {
-            PoolView view = memo == null ? PoolView.of(pool, observed, now) : PoolView.of(pool, observed, now, memo);
+            PoolView view = PoolView.ofOwn(pool, byPool.get(pool.name()), now, memo);
             views.put(pool.name(), view);
             candidates.add(new FleetSchedule.Candidate(pool.name(), pool.spec().pool().role(), pool.spec().pool().after(),
                     inProgress(view)));

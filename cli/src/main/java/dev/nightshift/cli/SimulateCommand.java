@@ -18,6 +18,8 @@ import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.sim.Faults;
+import dev.nightshift.strategies.sim.FleetSimulation;
+import dev.nightshift.strategies.sim.FleetSimulator;
 import dev.nightshift.strategies.sim.SimulationResult;
 import dev.nightshift.strategies.sim.SimulationSetup;
 import dev.nightshift.strategies.sim.Simulator;
@@ -45,14 +47,20 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--spec", required = true, paramLabel = "DIR", description = "Spec file or directory.")
     private Path specPath;
 
-    @Option(names = "--pool", required = true, paramLabel = "NAME", description = "The pool to update.")
+    @Option(names = "--pool", paramLabel = "NAME", description = "The pool to update (required without --fleet).")
     private String pool;
 
     @Option(names = "--cluster", paramLabel = "NAME", description = "The pool's cluster, when several clusters have a pool of that name.")
     private String cluster;
 
-    @Option(names = "--nodes", required = true, paramLabel = "N", description = "Outdated nodes at the start (minimum/maximum are not applied).")
-    private int nodes;
+    @Option(names = "--nodes", paramLabel = "N", description = "Outdated nodes at the start (minimum/maximum are not applied; required without --fleet).")
+    private Integer nodes;
+
+    @Option(names = "--fleet", description = "Simulate every pool of the cluster together: turns, roles, after and the cluster's budget.")
+    private boolean fleet;
+
+    @Option(names = "--nodes-per-pool", paramLabel = "N", description = "With --fleet: outdated nodes of every pool (default: each pool's minimum, at least 1).")
+    private Integer nodesPerPool;
 
     @Option(names = "--create-seconds", defaultValue = "120", paramLabel = "C",
             description = "From CREATE until the new node is Ready; also an in-place update's duration (default ${DEFAULT-VALUE}).")
@@ -95,6 +103,15 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (fleet) {
+            return fleet();
+        }
+        if (pool == null || nodes == null) {
+            return usage("--pool and --nodes are required (or --fleet)");
+        }
+        if (nodesPerPool != null) {
+            return usage("--nodes-per-pool goes with --fleet");
+        }
         if (nodes < 1 || createSeconds < 0 || drainSeconds < 0) {
             return usage("--nodes must be at least 1 and the durations not negative");
         }
@@ -120,6 +137,98 @@ public final class SimulateCommand implements Callable<Integer> {
         out.println(output == OutputFormat.json ? json(result) : text(result));
         out.flush();
         return result.completed() ? 0 : EXIT_UNFINISHED;
+    }
+
+    /** {@code --fleet}: every pool of one cluster, with the real planner and guard; no faults. */
+    private int fleet() {
+        if (pool != null || nodes != null) {
+            return usage("--fleet simulates every pool: give --nodes-per-pool, not --pool or --nodes");
+        }
+        if (jitter != 0 || failCreate != 0 || neverReady != 0 || pdbBlocked != 0 || failInPlace != 0 || crash != 0 || unhealthy != 0
+                || failHealth != 0) {
+            return usage("--fleet simulates without faults or jitter");
+        }
+        if ((nodesPerPool != null && nodesPerPool < 1) || createSeconds < 0 || drainSeconds < 0) {
+            return usage("--nodes-per-pool must be at least 1 and the durations not negative");
+        }
+        Optional<SpecSet> loaded = ValidSpecs.load(specPath, spec.commandLine().getErr());
+        if (loaded.isEmpty()) {
+            return Main.EXIT_USAGE;
+        }
+        SpecSet specs = loaded.get();
+        List<String> clusters = specs.clusters().stream().map(c -> c.name())
+                .filter(c -> cluster == null || c.equals(cluster)).toList();
+        if (clusters.size() != 1) {
+            return usage(clusters.isEmpty() ? "no cluster" + (cluster == null ? "" : " named \"" + cluster + "\"")
+                    : "the spec has several clusters: name one with --cluster");
+        }
+        DesiredCluster desired = DesiredCluster.of(specs, clusters.get(0), 1);
+        java.util.Map<String, Integer> perPool = new java.util.HashMap<>();
+        if (nodesPerPool != null) {
+            desired.pools().forEach(p -> perPool.put(p.name(), nodesPerPool));
+        }
+        FleetSimulation result = new FleetSimulator(new RolloutPlanner()).run(new FleetSimulation.Setup(desired, perPool,
+                seconds(createSeconds), seconds(drainSeconds), Duration.ofDays(365)));
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(output == OutputFormat.json ? fleetJson(clusters.get(0), desired, result) : fleetText(clusters.get(0), desired, result));
+        out.flush();
+        return result.completed() ? 0 : EXIT_UNFINISHED;
+    }
+
+    static String fleetJson(String clusterName, DesiredCluster desired, FleetSimulation r) {
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = mapper.createObjectNode();
+        root.put("cluster", clusterName);
+        root.put("nodes", r.pools().stream().mapToInt(FleetSimulation.PoolSpan::nodes).sum());
+        root.put("concurrency", desired.cluster().concurrency().pools());
+        if (r.maxUnavailableNodes() < 0) {
+            root.putNull("maxUnavailableNodes");
+        } else {
+            root.put("maxUnavailableNodes", r.maxUnavailableNodes());
+        }
+        root.put("completed", r.completed());
+        if (!r.completed()) {
+            root.put("reason", r.failureReason());
+        }
+        root.put("makespanSeconds", r.makespanSeconds());
+        root.put("lowerBoundSeconds", r.lowerBoundSeconds());
+        root.put("peakUnavailableCluster", r.peakUnavailableCluster());
+        ArrayNode violations = root.putArray("violations");
+        r.violations().forEach(violations::add);
+        ArrayNode pools = root.putArray("pools");
+        for (FleetSimulation.PoolSpan p : r.pools()) {
+            ObjectNode o = pools.addObject();
+            o.put("pool", p.pool());
+            o.put("role", p.role());
+            o.put("nodes", p.nodes());
+            o.put("startSeconds", p.startSeconds());
+            o.put("endSeconds", p.endSeconds());
+            o.put("lowerBoundSeconds", p.lowerBoundSeconds());
+        }
+        try {
+            return mapper.writeValueAsString(root);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a tree of plain values always serialises", e);
+        }
+    }
+
+    private static String fleetText(String clusterName, DesiredCluster desired, FleetSimulation r) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format("cluster %s, %d pools, %d nodes, %d pool(s) at once, maxUnavailableNodes %s%n", clusterName,
+                r.pools().size(), r.pools().stream().mapToInt(FleetSimulation.PoolSpan::nodes).sum(), desired.cluster().concurrency().pools(),
+                r.maxUnavailableNodes() < 0 ? "none" : Integer.toString(r.maxUnavailableNodes())));
+        for (FleetSimulation.PoolSpan p : r.pools()) {
+            b.append(String.format("  %-24s %-13s %5d nodes  %10.1fs .. %10.1fs  (alone >= %.1fs)%n", p.pool(), p.role(), p.nodes(),
+                    p.startSeconds(), p.endSeconds(), p.lowerBoundSeconds()));
+        }
+        b.append(String.format("%s after %.1fs (lower bound %.1fs, ratio %.3f); peak %d nodes unavailable in the cluster%n",
+                r.completed() ? "completed" : "NOT completed", r.makespanSeconds(), r.lowerBoundSeconds(),
+                r.lowerBoundSeconds() == 0 ? 1.0 : r.makespanSeconds() / r.lowerBoundSeconds(), r.peakUnavailableCluster()));
+        if (!r.completed()) {
+            b.append("reason: ").append(r.failureReason()).append(System.lineSeparator());
+        }
+        r.violations().forEach(v -> b.append("VIOLATION: ").append(v).append(System.lineSeparator()));
+        return b.toString().stripTrailing();
     }
 
     private static Duration seconds(double s) {

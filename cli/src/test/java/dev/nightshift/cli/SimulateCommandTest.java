@@ -55,6 +55,46 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aFleetSimulationRollsEveryPoolAndGivesEachItsStartAndEnd() throws IOException {
+        int code = run("simulate", "--spec", MULTI, "--fleet", "--nodes-per-pool", "3", "--output", "json");
+
+        assertThat(code).as(err.toString()).isZero();
+        JsonNode r = json();
+        assertThat(r.get("cluster").asText()).isEqualTo("demo");
+        assertThat(r.get("nodes").asInt()).isEqualTo(12);
+        assertThat(r.get("concurrency").asInt()).isEqualTo(1);
+        assertThat(r.get("maxUnavailableNodes").isNull()).isTrue();
+        assertThat(r.get("completed").asBoolean()).isTrue();
+        assertThat(r.get("violations")).isEmpty();
+        assertThat(r.get("makespanSeconds").asDouble()).isGreaterThanOrEqualTo(r.get("lowerBoundSeconds").asDouble());
+        assertThat(r.get("peakUnavailableCluster").asInt()).isGreaterThanOrEqualTo(1);
+        // Bastions first, then the node pools by name, one at a time: a pool of the same role may start while the one
+        // before it has its last machine coming up (as before fleets), a later role only once it is up.
+        JsonNode pools = r.get("pools");
+        assertThat(pools).extracting(p -> p.get("pool").asText()).containsExactly("bastion", "batch", "cpu-worker", "gpu-worker");
+        assertThat(pools.get(1).get("startSeconds").asDouble()).isGreaterThanOrEqualTo(pools.get(0).get("endSeconds").asDouble());
+        for (int i = 2; i < pools.size(); i++) {
+            assertThat(pools.get(i).get("startSeconds").asDouble()).as(pools.toString())
+                    .isGreaterThanOrEqualTo(pools.get(i - 1).get("endSeconds").asDouble() - 120);
+        }
+    }
+
+    @Test
+    void aFleetSimulationTakesEachPoolsMinimumWithoutNodesPerPool() throws IOException {
+        assertThat(run("simulate", "--spec", MULTI, "--fleet", "--output", "json")).isZero();
+
+        assertThat(json().get("pools")).extracting(p -> p.get("nodes").asInt()).containsExactly(1, 2, 3, 2);
+    }
+
+    @Test
+    void aFleetSimulationRefusesAPoolOrFaults() {
+        assertThat(run("simulate", "--spec", MULTI, "--fleet", "--pool", "batch")).isEqualTo(2);
+        assertThat(run("simulate", "--spec", MULTI, "--fleet", "--crash", "0.1")).isEqualTo(2);
+        assertThat(run("simulate", "--spec", MULTI, "--pool", "batch")).as("--nodes without --fleet").isEqualTo(2);
+        assertThat(err.toString()).contains("--fleet simulates every pool", "--fleet simulates without faults", "--pool and --nodes are required");
+    }
+
+    @Test
     void theTimelineIsOrderedAndEndsAtTheMakespan() throws IOException {
         run("simulate", "--spec", MULTI, "--pool", "batch", "--nodes", "4", "--create-seconds", "60", "--drain-seconds", "20",
                 "--output", "json");

@@ -11,6 +11,7 @@ import java.util.Optional;
 
 import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.Taint;
+import dev.nightshift.strategies.fleet.FleetSchedule;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
@@ -29,8 +30,9 @@ import dev.nightshift.strategies.plan.Step;
  * safe steps. It keeps no memory between calls; everything a timer or counter needs is in the
  * observed state, so a crash or a leader change resumes cleanly.
  *
- * <p>Pools go one at a time, bastions first, then control planes, apiservers and nodes, by name
- * within a role. Adoption, re-stamping and label/annotation/taint propagation happen in every pool at once:
+ * <p>Pools take turns as the fleet's schedule allows ({@link FleetSchedule}): one at a time by default, bastions first,
+ * then control planes, apiservers and nodes, by name within a role; {@code rollout.concurrency.pools} at once within a
+ * role, and {@code rollout.after}, where the cluster's spec says so. Adoption, re-stamping and label/annotation/taint propagation happen in every pool at once:
  * they disrupt nothing. Failed nodes are repaired in every pool, before its outdated nodes.
  */
 public final class RolloutPlanner {
@@ -84,9 +86,27 @@ public final class RolloutPlanner {
         Map<String, PoolAccount> accounts = new HashMap<>();
         List<PoolPlan> pools = new ArrayList<>();
         List<Instant> wakeTimes = new ArrayList<>();
-        boolean turnTaken = false;
+        Map<String, PoolView> views = new HashMap<>();
+        List<FleetSchedule.Candidate> candidates = new ArrayList<>();
+        // Each pool's nodes picked out in one walk of the cluster's, in the order observed: a fleet has hundreds of pools.
+        Map<String, List<ObservedNode>> byPool = new HashMap<>();
+        desired.pools().forEach(p -> byPool.put(p.name(), new ArrayList<>()));
+        for (ObservedNode n : observed.nodes()) {
+            List<ObservedNode> own = byPool.get(n.pool());
+            if (own != null) {
+                own.add(n);
+            }
+        }
         for (DesiredPool pool : desired.pools()) {
-            PoolView view = memo == null ? PoolView.of(pool, observed, now) : PoolView.of(pool, observed, now, memo);
+            PoolView view = PoolView.ofOwn(pool, byPool.get(pool.name()), now, memo);
+            views.put(pool.name(), view);
+            candidates.add(new FleetSchedule.Candidate(pool.name(), pool.spec().pool().role(), pool.spec().pool().after(),
+                    inProgress(view)));
+        }
+        // The fleet's turns, pool by pool in the order the pools roll (the desired cluster's order is the schedule's).
+        FleetSchedule schedule = new FleetSchedule(desired.cluster().concurrency().pools(), candidates);
+        for (DesiredPool pool : desired.pools()) {
+            PoolView view = views.get(pool.name());
             accounts.put(pool.name(), PoolAccount.of(view));
             PoolStatus status = observed.status(pool.name());
             PlanSink sink = new PlanSink(pool.name());
@@ -98,7 +118,8 @@ public final class RolloutPlanner {
             boolean notExecuted = nodeUpdates == NodeUpdates.OFF
                     && (kubeletWork || (rollWork && view.spec().updateStrategy().inPlace()));
             boolean reportOnly = rollWork && !view.spec().drainAndTerminate() && !notExecuted;
-            boolean myTurn = !turnTaken;
+            FleetSchedule.Turn turn = schedule.turn(pool.name());
+            boolean myTurn = turn.granted();
             boolean healthy = healthy(view, observed);
             boolean validated = healthy && status.validationStreak() >= desired.validationsRequired();
             Optional<Instant> intervalEnd = status.lastTerminationAt().map(t -> t.plus(view.spec().interval()))
@@ -160,16 +181,37 @@ public final class RolloutPlanner {
                     || phase == PoolPhase.WAITING_FOR_VALIDATION)) {
                 phase = PoolPhase.HALTED;
             }
-            if ((rollWork || kubeletWork) && phase != PoolPhase.REPORT_ONLY && phase != PoolPhase.AWAITING_SELECTION
-                    && phase != PoolPhase.NODE_UPDATES_OFF) {
-                turnTaken = true;
-            }
             PoolReport report = report(view, status.withRollout(waves.next()), sink, phase, adopted, now, wakeTimes);
+            schedule.settle(pool.name(), turn, outcome(phase, report, view), phase.name());
+            if (phase == PoolPhase.WAITING_FOR_TURN) {
+                report = report.withWaitingFor(turn.waiting());
+            }
             pools.add(new PoolPlan(pool.name(), sink.steps, report));
             view.nextTimer().ifPresent(wakeTimes::add);
         }
         Optional<Instant> wakeAt = wakeTimes.stream().filter(t -> t.isAfter(now)).min(Instant::compareTo);
         return new Planned(new Plan(pools, wakeAt), accounts);
+    }
+
+    /**
+     * A pool's rollout has started and is not over: work of ours in flight, or some nodes at the target while others
+     * are not. It keeps its turn in the fleet ({@link FleetSchedule}).
+     */
+    private static boolean inProgress(PoolView view) {
+        return view.phaseInFlight() || view.anyKubeletRestart() || (view.anyOutdated() && view.canaryPassed());
+    }
+
+    /** What a pool's plan means for the pools after it: kept as the single turn of old was taken or left. */
+    private static FleetSchedule.Outcome outcome(PoolPhase phase, PoolReport report, PoolView view) {
+        return switch (phase) {
+            // Machines asked for and not up yet (a bastion's until Ready, another's until registered): still settling.
+            case CURRENT -> view.phaseInFlight() || view.pendingCreation().length > 0 ? FleetSchedule.Outcome.SETTLING
+                    : report.failed() == 0 && report.unhealthyNodes().isEmpty() ? FleetSchedule.Outcome.DONE : FleetSchedule.Outcome.FREE;
+            case REPORT_ONLY, AWAITING_SELECTION, NODE_UPDATES_OFF -> FleetSchedule.Outcome.FREE;
+            case FAILED, PAUSED, HALTED -> FleetSchedule.Outcome.HELD;
+            case WAITING_FOR_TURN -> FleetSchedule.Outcome.WAITING;
+            case UPDATING, RESTARTING_KUBELETS, WAITING_FOR_WINDOW, WAITING_FOR_VALIDATION -> FleetSchedule.Outcome.ACTIVE;
+        };
     }
 
     private static NodeUpdatePlanner planner(PoolView view) {

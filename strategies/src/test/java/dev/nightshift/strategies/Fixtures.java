@@ -45,6 +45,17 @@ final class Fixtures {
         return DesiredCluster.of(loaded.specs(), "c", 1);
     }
 
+    /** A cluster whose spec also has {@code clusterSpec} (e.g. {@code rollout: {concurrency: {pools: 2}}}), with these pools. */
+    static DesiredCluster fleet(String clusterSpec, String... pools) {
+        StringBuilder yaml = new StringBuilder(CLUSTER).append(clusterSpec.indent(2));
+        for (String pool : pools) {
+            yaml.append("---\n").append(pool);
+        }
+        LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.toString().getBytes(StandardCharsets.UTF_8)));
+        assertThat(loaded.errors()).as("fixture spec").isEmpty();
+        return DesiredCluster.of(loaded.specs(), "c", 1);
+    }
+
     static String pool(String name, String extra) {
         return """
                 apiVersion: nightshift.dev/v1alpha1

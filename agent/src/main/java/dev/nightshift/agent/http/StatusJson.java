@@ -199,6 +199,13 @@ public final class StatusJson {
         if (!p.progressReason().isEmpty()) {
             o.put("progressReason", p.progressReason());
         }
+        // Why a pool with work takes none now (issue 27): role-order, after, concurrency, cluster-budget or zone-repairs.
+        p.waitingFor().ifPresentOrElse(w -> {
+            ObjectNode n = o.putObject("waitingFor");
+            n.put("reason", w.reason().label());
+            n.put("pool", w.pool().orElse(null));
+            n.put("detail", w.detail());
+        }, () -> o.putNull("waitingFor"));
         // A rollout in waves: why it halted ({check, value, threshold, wave, at}; null when not halted), and where it stands.
         p.status().halt().ifPresentOrElse(h -> RolloutProgressJson.halt(o.putObject("healthFailure"), h), () -> o.putNull("healthFailure"));
         p.status().rollout().ifPresentOrElse(r -> {

@@ -256,8 +256,12 @@ public final class ClusterObserver implements AutoCloseable {
         }
         List<ObservedNode> observed = new ArrayList<>();
         Set<String> registered = new HashSet<>();
+        Map<String, String> zones = new HashMap<>();
         for (Node node : nodes.getStore().list()) {
             registered.add(node.getMetadata().getName());
+            // The zone, for the repairs' per-zone limit (DisruptionGuard): the well-known label every cloud sets.
+            Optional.ofNullable(node.getMetadata().getLabels()).map(l -> l.get(ObservedCluster.ZONE_LABEL))
+                    .ifPresent(z -> zones.put(node.getMetadata().getName(), z));
             observed.add(withMachine(toObserved(node), Optional.ofNullable(byNode.get(node.getMetadata().getName()))));
         }
         for (Machine m : machines) {
@@ -273,7 +277,7 @@ public final class ClusterObserver implements AutoCloseable {
         for (Node node : controlPlane.getStore().list()) {
             controlPlaneNodes.put(node.getMetadata().getName(), readySince(node).isPresent());
         }
-        return new ObservedCluster(observed, controlPlaneReady, maintenance, status, controlPlaneNodes);
+        return new ObservedCluster(observed, controlPlaneReady, maintenance, status, controlPlaneNodes).withZones(zones);
     }
 
     /** A reconcile begins: the machine provider forgets what it read for the last one. */

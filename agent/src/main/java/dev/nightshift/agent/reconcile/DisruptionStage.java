@@ -36,7 +36,10 @@ final class DisruptionStage implements StepGuard.PerPass {
         return step -> {
             Optional<DisruptionGuard.Refusal> refusal = guard.admit(step);
             if (refusal.isPresent()) {
-                return StepGuard.Verdict.refuse(refusal.get().reason().label(), refusal.get().detail());
+                DisruptionGuard.Reason reason = refusal.get().reason();
+                // Room in the fleet (the cluster's budget, a zone's repairs) is waited for, as a turn is: not a refusal.
+                return reason.fleetWait() ? StepGuard.Verdict.await(reason.label(), refusal.get().detail())
+                        : StepGuard.Verdict.refuse(reason.label(), refusal.get().detail());
             }
             if (DisruptionGuard.disruptive(step) && !(step instanceof Step.CreateMachine) && !(step instanceof Step.RestartKubelet)) {
                 started.putIfAbsent(step.target(), now);

@@ -57,8 +57,7 @@ final class ForcedNodes {
         }
         List<ObservedNode> nodes = observed.nodes().stream().map(n -> forced.contains(n.name()) && pools.containsKey(n.pool())
                 ? outdated(n, pools.get(n.pool())) : n).toList();
-        return new ObservedCluster(nodes, observed.controlPlaneReady(), observed.maintenance(), observed.poolStatus(),
-                observed.controlPlaneNodes());
+        return observed.withNodes(nodes);
     }
 
     /** Machines still to be forced. */

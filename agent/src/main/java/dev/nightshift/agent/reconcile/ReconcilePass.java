@@ -28,6 +28,7 @@ import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.KubernetesVersionGuard;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.ValidationStreak;
+import dev.nightshift.strategies.fleet.FleetWait;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.ObservedCluster;
@@ -254,8 +255,9 @@ final class ReconcilePass implements Reconciler.Pass {
     }
 
     /** What the steps did: their outcomes, the steps carried out, and each pool's status after them. */
+    /** @param waits the pools a step of which waits for room in the fleet (the cluster's budget, a zone's repairs) */
     private record Executed(List<StepExecutor.Outcome> outcomes, List<Step> steps, Map<String, PoolStatus> statuses,
-                            List<StepRefusal> refusals) {
+                            List<StepRefusal> refusals, Map<String, FleetWait> waits) {
     }
 
     /** Guard and execute: each step, in the plan's order, checked at that moment and then carried out. */
@@ -265,8 +267,9 @@ final class ReconcilePass implements Reconciler.Pass {
         Map<String, PoolStatus> statuses = new HashMap<>();
         plan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
         List<StepRefusal> refusals = new ArrayList<>();
+        Map<String, FleetWait> waits = new java.util.TreeMap<>();
         if (settings.dryRun()) {
-            return new Executed(outcomes, executed, statuses, refusals);
+            return new Executed(outcomes, executed, statuses, refusals, waits);
         }
         Map<String, DesiredPool> byName = new HashMap<>();
         desired.pools().forEach(p -> byName.put(p.name(), p));
@@ -279,6 +282,11 @@ final class ReconcilePass implements Reconciler.Pass {
             if (verdict.kind() == StepGuard.Verdict.Kind.STOP) {
                 LOG.warn("{}: {} step(s) left undone", verdict.reason().orElse("stopped"), plan.steps().size() - executed.size());
                 break;
+            }
+            if (verdict.kind() == StepGuard.Verdict.Kind.WAIT) {
+                waits.putIfAbsent(step.pool(), new FleetWait(FleetWait.Reason.CLUSTER_BUDGET.label().equals(verdict.label().orElse(""))
+                        ? FleetWait.Reason.CLUSTER_BUDGET : FleetWait.Reason.ZONE_REPAIRS, Optional.empty(), verdict.reason().orElse("")));
+                continue;
             }
             if (verdict.kind() == StepGuard.Verdict.Kind.REFUSE) {
                 refusals.add(new StepRefusal(step.pool(), step.getClass().getSimpleName(), step.target(), verdict.label().orElse(""),
@@ -302,7 +310,7 @@ final class ReconcilePass implements Reconciler.Pass {
             executed.add(step);
         }
         logNew(refusals);
-        return new Executed(outcomes, executed, statuses, refusals);
+        return new Executed(outcomes, executed, statuses, refusals, waits);
     }
 
     /** Each refusal once, with its numbers, while it repeats at every pass; a new one, or one that came back, again. */
@@ -331,7 +339,8 @@ final class ReconcilePass implements Reconciler.Pass {
         List<ReconcileReport.UpdateFailure> failures = observed.nodes().stream().filter(n -> n.inPlaceFailed())
                 .map(n -> new ReconcileReport.UpdateFailure(n.pool(), n.name(), cluster.inPlaceFailure(n.name()).orElse(null)))
                 .sorted(Comparator.comparing(ReconcileReport.UpdateFailure::node)).toList();
-        Plan plan = planned.plan();
+        // Why each pool waits: its turn (the planner's), else room in the cluster (the guard stage's).
+        Plan plan = planned.plan().withWaits(executed.waits());
         return new ReconcileReport(now, acting.commit(), window, plan, executed.outcomes(), acceptance.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
                 Optional.empty(), acceptance.targets(), failures, eta.estimate(desired, plan, durations::of, now), executed.refusals(),

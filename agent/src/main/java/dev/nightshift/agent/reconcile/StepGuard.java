@@ -33,18 +33,23 @@ interface StepGuard {
     Verdict check(Step step);
 
     /**
-     * Admit the step, refuse it (the plan's other steps go on), or stop the pass (no step after it runs).
+     * Admit the step, refuse it (the plan's other steps go on), make it wait for room in the fleet (not executed, as a
+     * refusal, but not a broken promise: the cluster's budget or a zone's repairs), or stop the pass (no step after it runs).
      *
      * @param label why a step was refused, as a metric label (empty for the others)
      */
     record Verdict(Kind kind, Optional<String> label, Optional<String> reason) {
 
-        enum Kind { ADMIT, REFUSE, STOP }
+        enum Kind { ADMIT, REFUSE, WAIT, STOP }
 
         static final Verdict ADMIT = new Verdict(Kind.ADMIT, Optional.empty(), Optional.empty());
 
         static Verdict refuse(String label, String reason) {
             return new Verdict(Kind.REFUSE, Optional.of(label), Optional.of(reason));
+        }
+
+        static Verdict await(String label, String reason) {
+            return new Verdict(Kind.WAIT, Optional.of(label), Optional.of(reason));
         }
 
         static Verdict stop(String reason) {

@@ -117,6 +117,23 @@ class StatusJsonTest {
         assertThat(pools.get(0).path("waves").isNull()).isTrue();
     }
 
+    @Test
+    void aPoolWaitingInTheFleetSaysForWhatAndAPoolThatWaitsForNothingSaysNull() throws Exception {
+        Instant at = Instant.parse("2026-11-27T12:00:00Z");
+        PoolReport web = report("web", PoolPhase.WAITING_FOR_TURN, 0, 3).withWaitingFor(Optional.of(new dev.nightshift.strategies.fleet.FleetWait(
+                dev.nightshift.strategies.fleet.FleetWait.Reason.AFTER, Optional.of("db"), "after pool db (UPDATING): it must be current and healthy first")));
+        Plan plan = new Plan(List.of(new PoolPlan("db", List.of(), report("db", PoolPhase.UPDATING, 1, 2)), new PoolPlan("web", List.of(), web)),
+                Optional.empty());
+
+        JsonNode pools = status(Optional.of("abc"), Optional.of(ReconcileReport.planned(at, "abc", OPEN, plan))).path("pools");
+
+        JsonNode waiting = pools.get(1).path("waitingFor");
+        assertThat(waiting.path("reason").asText()).isEqualTo("after");
+        assertThat(waiting.path("pool").asText()).isEqualTo("db");
+        assertThat(waiting.path("detail").asText()).isEqualTo("after pool db (UPDATING): it must be current and healthy first");
+        assertThat(pools.get(0).path("waitingFor").isNull()).isTrue();
+    }
+
     private static PoolReport report(String pool, PoolPhase phase, int current, int outdated) {
         return new PoolReport(pool, phase, outdated == 0 ? PendingAction.NONE : PendingAction.ROLL, current + outdated, current, outdated,
                 0, 0, 1, 0, true, "", List.of(), List.of(), List.of(), PoolStatus.NEW);

@@ -203,6 +203,22 @@ class ReconcilePassTest {
         });
     }
 
+    @Test
+    void aStepWaitingForTheClustersBudgetIsNotExecutedNorRefusedAndThePoolSaysWhyItWaits() {
+        outdatedNodes(3, 1);
+        guard = step -> step instanceof Step.Validate || !DisruptionGuardSteps.disruptive(step) ? StepGuard.Verdict.ADMIT
+                : StepGuard.Verdict.await("cluster-budget", "cluster prod has 5 unavailable nodes of 100 and maxUnavailableNodes 5%");
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(executed).noneMatch(DisruptionGuardSteps::disruptive);
+        assertThat(report.refusals()).as("room in the fleet is waited for, not a broken promise").isEmpty();
+        assertThat(report.plan().report("web").waitingFor()).get().satisfies(w -> {
+            assertThat(w.reason()).isEqualTo(dev.nightshift.strategies.fleet.FleetWait.Reason.CLUSTER_BUDGET);
+            assertThat(w.detail()).contains("maxUnavailableNodes 5%");
+        });
+    }
+
     /** Which steps take capacity away or add a machine: the disruption guard's own list. */
     private static final class DisruptionGuardSteps {
         static boolean disruptive(Step step) {

@@ -220,6 +220,8 @@ public final class SpecDiff {
         other(reasons, rollout + "onFailure", o, n, p -> p.rollout().onFailure());
         other(reasons, rollout + "maxFailedMachines", o, n, p -> p.rollout().maxFailedMachines());
         other(reasons, rollout + "revisionHistoryLimit", o, n, p -> p.rollout().revisionHistoryLimit());
+        // When the pool may start among the others: the fleet's order, nothing on the nodes.
+        other(reasons, rollout + "after", o, n, p -> p.pool().after());
         return reasons;
     }
 

@@ -193,6 +193,15 @@ public final class CanonicalYaml {
         r.onFailure().ifPresent(f -> out.put("onFailure", f.name()));
         r.maxFailedMachines().ifPresent(n -> out.put("maxFailedMachines", integer(n)));
         r.revisionHistoryLimit().ifPresent(n -> out.put("revisionHistoryLimit", integer(n)));
+        r.concurrency().ifPresent(c -> {
+            Map<String, Object> concurrency = new LinkedHashMap<>();
+            concurrency.put("pools", integer(c.pools()));
+            c.maxUnavailableNodes().ifPresent(m -> concurrency.put("maxUnavailableNodes", limit(m)));
+            out.put("concurrency", concurrency);
+        });
+        if (!r.after().isEmpty()) {
+            out.put("after", new ArrayList<Object>(r.after()));
+        }
         return out;
     }
 

@@ -19,6 +19,7 @@ import org.quartz.CronExpression;
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.CredentialsRotation;
 import dev.nightshift.spec.model.DurationText;
+import dev.nightshift.spec.model.FleetConcurrency;
 import dev.nightshift.spec.model.HealthCheck;
 import dev.nightshift.spec.model.ImageVersion;
 import dev.nightshift.spec.model.IntOrPercent;
@@ -145,7 +146,7 @@ final class SpecReader {
             return d;
         }).orElse(RollingUpdateDefaults.NONE);
         List<MachineImage> images = spec.listOfMaps("machineImages", this::machineImage);
-        Optional<Rollout> rollout = spec.map("rollout").map(this::rollout);
+        Optional<Rollout> rollout = spec.map("rollout").map(r -> rollout(r, true));
         spec.finish();
         return new ClusterSpec(name, version, kubelet, nodeLocalDns, ca, sa, maintenance, rollingUpdate, images, rollout);
     }
@@ -463,7 +464,7 @@ final class SpecReader {
         boolean drainAndTerminate = spec.bool("drainAndTerminate", true);
         MachineControllerManager mcm = spec.map("machineControllerManager").map(this::machineControllerManager)
                 .orElse(MachineControllerManager.DEFAULTS);
-        Optional<Rollout> rollout = spec.map("rollout").map(this::rollout);
+        Optional<Rollout> rollout = spec.map("rollout").map(r -> rollout(r, false));
         spec.finish();
         return new WorkerPoolSpec(name, cluster, annotations, role, minimum, maximum, maxSurge, maxUnavailable, strategy,
                 new Machine(type, imageRef), volume, cri, version, kubelet, providerConfig, labels, taints,
@@ -494,7 +495,8 @@ final class SpecReader {
 
     // ---- rollout ---------------------------------------------------------------------------
 
-    private Rollout rollout(Fields f) {
+    /** @param cluster the Cluster's block (defaults and {@code concurrency}), else a pool's (overrides and {@code after}) */
+    private Rollout rollout(Fields f, boolean cluster) {
         Optional<List<IntOrPercent>> waves = f.take("waves").flatMap(node -> waves(f, node));
         Optional<Duration> soak = f.written("soak") ? Optional.ofNullable(duration(f, "soak", null)) : Optional.empty();
         java.util.Set<String> names = new java.util.HashSet<>();
@@ -509,8 +511,68 @@ final class SpecReader {
                 ? Optional.of(f.enumValue("onFailure", OnFailure.class, OnFailure.Halt, Enum::name)) : Optional.empty();
         Optional<Integer> maxFailed = f.integer("maxFailedMachines", 1, 1_000_000, "an integer >= 1");
         Optional<Integer> history = f.integer("revisionHistoryLimit", 1, 1_000, "an integer from 1 to 1000");
+        Optional<FleetConcurrency> concurrency = Optional.empty();
+        List<String> after = List.of();
+        if (cluster) {
+            concurrency = f.map("concurrency").map(this::concurrency);
+            if (f.written("after")) {
+                f.refuse("after", "is a WorkerPool's field (the pools it starts after), not the Cluster's");
+            }
+        } else {
+            after = after(f);
+            if (f.written("concurrency")) {
+                f.refuse("concurrency", "is the Cluster's field (how many pools change at once), not a WorkerPool's");
+            }
+        }
         f.finish();
-        return new Rollout(waves, soak, checks, onFailure, maxFailed, history);
+        return new Rollout(waves, soak, checks, onFailure, maxFailed, history, concurrency, after);
+    }
+
+    /** The most pools at once that can be asked for; far above any fleet, low enough that a typo is caught. */
+    static final int MAX_CONCURRENT_POOLS = 10_000;
+
+    private FleetConcurrency concurrency(Fields f) {
+        int pools = f.integer("pools", 1, MAX_CONCURRENT_POOLS, "an integer from 1 to " + MAX_CONCURRENT_POOLS).orElse(1);
+        Optional<IntOrPercent> maxUnavailable = f.take("maxUnavailableNodes").flatMap(node -> {
+            if (node instanceof YamlNode.Scalar s) {
+                if (s.kind() == YamlNode.ScalarKind.INT && s.text().matches("[1-9][0-9]{0,8}")) {
+                    return Optional.of(IntOrPercent.of(Integer.parseInt(s.text())));
+                }
+                if (s.kind() == YamlNode.ScalarKind.STRING) {
+                    Optional<IntOrPercent> percent = IntOrPercent.parsePercent(s.text()).filter(p -> !p.isZero());
+                    if (percent.isPresent()) {
+                        return percent;
+                    }
+                }
+            }
+            f.error("maxUnavailableNodes", node, "must be a count >= 1 or a percentage from 1% to 100% (quoted) of every managed"
+                    + " node, such as \"5%\", got " + YamlNode.describe(node) + " (to stop every rollout, pause instead)");
+            return Optional.empty();
+        });
+        f.finish();
+        return new FleetConcurrency(pools, maxUnavailable);
+    }
+
+    /** Pool names, each a DNS label, none twice; whether they exist, and cycles, are the validator's (it sees every pool). */
+    private List<String> after(Fields f) {
+        Optional<List<String>> names = f.strings("after", "[system, ingress]");
+        if (names.isEmpty()) {
+            return List.of();
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        List<String> kept = new java.util.ArrayList<>();
+        for (int i = 0; i < names.get().size(); i++) {
+            String name = names.get().get(i);
+            String item = "after[" + i + "]";
+            if (!NAME.matcher(name).matches()) {
+                f.error(item, f.sources().find(f.path(item)), "must be a pool's name (a DNS label), got \"" + name + "\"");
+            } else if (!seen.add(name)) {
+                f.error(item, f.sources().find(f.path(item)), "names \"" + name + "\" twice");
+            } else {
+                kept.add(name);
+            }
+        }
+        return kept;
     }
 
     /**

@@ -68,7 +68,82 @@ public final class SpecValidator {
             }
             validatePool(new ResolvedPool(cluster.spec(), pool), p.sources(), errors);
         }
+        validateOrder(pools, clusters.keySet(), errors);
         return errors;
+    }
+
+    /**
+     * {@code rollout.after}: every pool named is of the same cluster, not the pool itself, not of a role that rolls
+     * later (roles go in order, so it would wait forever), and no chain of them comes back to where it started.
+     */
+    private static void validateOrder(Map<String, PoolDocument> pools, java.util.Set<String> clusters, List<SpecError> errors) {
+        Map<String, List<String>> edges = new java.util.TreeMap<>();
+        for (PoolDocument p : new java.util.TreeMap<>(pools).values()) {
+            WorkerPoolSpec pool = p.spec();
+            if (!clusters.contains(pool.cluster())) {
+                continue;
+            }
+            List<String> kept = new ArrayList<>();
+            for (int i = 0; i < pool.after().size(); i++) {
+                String name = pool.after().get(i);
+                String path = "spec.rollout.after[" + i + "]";
+                PoolDocument other = pools.get(pool.cluster() + "/" + name);
+                if (name.equals(pool.name())) {
+                    errors.add(at(p.sources(), path, "names the pool itself: a pool cannot start after itself"));
+                } else if (other == null) {
+                    errors.add(at(p.sources(), path, "no WorkerPool named \"" + name + "\" in cluster \"" + pool.cluster() + "\""
+                            + known(pools, pool.cluster())));
+                } else if (other.spec().role().compareTo(pool.role()) > 0) {
+                    errors.add(at(p.sources(), path, "\"" + name + "\" has role " + other.spec().role() + ", which rolls after role "
+                            + pool.role() + " (bastions, control planes, apiservers, nodes): " + pool.name() + " would wait forever"));
+                } else {
+                    kept.add(name);
+                }
+            }
+            edges.put(pool.cluster() + "/" + pool.name(), kept);
+        }
+        Map<String, Integer> state = new HashMap<>();
+        for (String start : edges.keySet()) {
+            cycles(start, edges, state, new java.util.ArrayDeque<>(), pools, errors);
+        }
+    }
+
+    /** Depth first; a pool met again while still on the path closes a cycle, reported at the {@code after} that closes it. */
+    private static void cycles(String key, Map<String, List<String>> edges, Map<String, Integer> state,
+                               java.util.Deque<String> path, Map<String, PoolDocument> pools, List<SpecError> errors) {
+        if (state.getOrDefault(key, 0) == 2) {
+            return;
+        }
+        state.put(key, 1);
+        path.addLast(key);
+        String cluster = key.substring(0, key.indexOf('/'));
+        WorkerPoolSpec pool = pools.get(key).spec();
+        for (String name : edges.getOrDefault(key, List.of())) {
+            String next = cluster + "/" + name;
+            if (state.getOrDefault(next, 0) == 1) {
+                List<String> loop = new ArrayList<>();
+                boolean on = false;
+                for (String k : path) {
+                    on |= k.equals(next);
+                    if (on) {
+                        loop.add(k.substring(k.indexOf('/') + 1));
+                    }
+                }
+                loop.add(name);
+                errors.add(at(pools.get(key).sources(), "spec.rollout.after[" + pool.after().indexOf(name) + "]",
+                        "closes a cycle " + String.join(" -> ", loop) + ": each waits for the next, so none of them would ever start"));
+            } else {
+                cycles(next, edges, state, path, pools, errors);
+            }
+        }
+        path.removeLast();
+        state.put(key, 2);
+    }
+
+    private static String known(Map<String, PoolDocument> pools, String cluster) {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        pools.values().stream().filter(p -> p.spec().cluster().equals(cluster)).forEach(p -> names.add(p.spec().name()));
+        return names.isEmpty() ? "" : " (known: " + String.join(", ", names) + ")";
     }
 
     private static void validatePool(ResolvedPool resolved, SourceMap sources, List<SpecError> errors) {

@@ -20,6 +20,11 @@ public record ClusterSpec(
         machineImages = List.copyOf(machineImages);
     }
 
+    /** {@code rollout.concurrency} as written, else one pool at a time without a cluster-wide budget. */
+    public FleetConcurrency concurrency() {
+        return rollout.flatMap(Rollout::concurrency).orElse(FleetConcurrency.DEFAULT);
+    }
+
     public Optional<MachineImage> machineImage(String imageName) {
         return machineImages.stream().filter(i -> i.name().equals(imageName)).findFirst();
     }

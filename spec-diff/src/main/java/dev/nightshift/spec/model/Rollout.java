@@ -15,6 +15,8 @@ import java.util.Optional;
  * @param onFailure         Halt or Rollback
  * @param maxFailedMachines consecutive machine failures (creation, registration, in-place) that count as a failure
  * @param revisionHistoryLimit how many accepted revisions the pool's history keeps
+ * @param concurrency       the Cluster's only: how many pools change at once and the cluster-wide budget
+ * @param after             a WorkerPool's only: the pools of its cluster that must be current and healthy before it starts
  */
 public record Rollout(
         Optional<List<IntOrPercent>> waves,
@@ -22,7 +24,9 @@ public record Rollout(
         Optional<List<HealthCheck>> healthChecks,
         Optional<OnFailure> onFailure,
         Optional<Integer> maxFailedMachines,
-        Optional<Integer> revisionHistoryLimit) {
+        Optional<Integer> revisionHistoryLimit,
+        Optional<FleetConcurrency> concurrency,
+        List<String> after) {
 
     public static final Rollout NONE = new Rollout(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty());
@@ -30,5 +34,12 @@ public record Rollout(
     public Rollout {
         waves = waves.map(List::copyOf);
         healthChecks = healthChecks.map(List::copyOf);
+        after = List.copyOf(after);
+    }
+
+    /** A pool's rollout as it was before fleets: no order of its own. */
+    public Rollout(Optional<List<IntOrPercent>> waves, Optional<Duration> soak, Optional<List<HealthCheck>> healthChecks,
+                   Optional<OnFailure> onFailure, Optional<Integer> maxFailedMachines, Optional<Integer> revisionHistoryLimit) {
+        this(waves, soak, healthChecks, onFailure, maxFailedMachines, revisionHistoryLimit, Optional.empty(), List.of());
     }
 }

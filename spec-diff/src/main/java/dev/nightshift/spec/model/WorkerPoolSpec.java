@@ -76,6 +76,11 @@ public record WorkerPoolSpec(
                 interval, drainAndTerminate, machineControllerManager, value);
     }
 
+    /** {@code rollout.after}: the pools that must be current and healthy before this one starts. */
+    public List<String> after() {
+        return rollout.map(Rollout::after).orElse(List.of());
+    }
+
     /** The annotations copied to the pool's nodes: all but the control annotations. */
     public Map<String, String> nodeAnnotations() {
         Map<String, String> copied = new TreeMap<>(annotations);

@@ -71,6 +71,11 @@ public final class Fields {
         return path.isEmpty() ? key : path + "." + key;
     }
 
+    /** Where the fields of this document were written, as read so far. */
+    public SourceMap sources() {
+        return sources;
+    }
+
     /** Where this mapping starts. */
     public Location where() {
         return node.where();
@@ -327,6 +332,8 @@ public final class Fields {
         List<String> result = new ArrayList<>();
         for (int i = 0; i < list.items().size(); i++) {
             YamlNode it = list.items().get(i);
+            // Each item's place, for checks made after reading (a pool named in rollout.after that does not exist).
+            sources.put(path(key) + "[" + i + "]", it.where());
             if (it instanceof Scalar s && s.kind() != ScalarKind.NULL) {
                 result.add(s.text());
             } else {

@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import dev.nightshift.spec.model.FleetConcurrency;
+import dev.nightshift.spec.model.IntOrPercent;
 import dev.nightshift.strategies.PoolLimits;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
@@ -28,8 +30,12 @@ import dev.nightshift.strategies.plan.Step;
  * are the spec's, resolved against that count ({@link PoolLimits}). Where Nightshift refills pools
  * ({@link DesiredCluster#refillsPools()}), count is at least the pool's {@code minimum}.
  *
+ * <p>The cluster's budget ({@code rollout.concurrency.maxUnavailableNodes}, {@link ClusterBudget}) is checked by the
+ * same guard, after the pool's: a step that would take one more available node away while the cluster already has as
+ * many unavailable nodes as the budget allows waits, and repairs share that budget and are limited per zone.
+ *
  * <p>One guard per pass: each admitted step's effect is counted, so the pass's later steps are judged against the pool
- * as the earlier ones leave it. Not thread-safe.
+ * and the cluster as the earlier ones leave them. Not thread-safe.
  */
 public final class DisruptionGuard {
 
@@ -38,7 +44,11 @@ public final class DisruptionGuard {
         /** It would leave fewer than count - maxUnavailable available nodes. */
         UNAVAILABLE("unavailable"),
         /** It would make more than count + maxSurge machines. */
-        SURGE("surge");
+        SURGE("surge"),
+        /** It would take the cluster past {@code rollout.concurrency.maxUnavailableNodes}: it waits, as a pool's turn does. */
+        CLUSTER_BUDGET("cluster-budget"),
+        /** A repair that would take its zone past its share of repairs at once: it waits. */
+        ZONE_REPAIRS("zone-repairs");
 
         private final String label;
 
@@ -48,6 +58,11 @@ public final class DisruptionGuard {
 
         public String label() {
             return label;
+        }
+
+        /** A wait for room in the fleet, not a planner asking for what a pool's promises forbid. */
+        public boolean fleetWait() {
+            return this == CLUSTER_BUDGET || this == ZONE_REPAIRS;
         }
     }
 
@@ -60,15 +75,39 @@ public final class DisruptionGuard {
     }
 
     private final Map<String, PoolBudget> pools = new HashMap<>();
+    private final ClusterBudget cluster;
 
     /**
      * @param alsoUnavailable nodes to take as unavailable whatever the observation says: disruptions this agent
      *                        started that the observation may not show yet
      */
     public DisruptionGuard(DesiredCluster desired, ObservedCluster observed, Set<String> alsoUnavailable) {
+        // The nodes by pool in one walk: a fleet has hundreds of pools and thousands of nodes.
+        Map<String, List<ObservedNode>> byPool = new HashMap<>();
+        desired.pools().forEach(p -> byPool.put(p.name(), new java.util.ArrayList<>()));
+        observed.nodes().forEach(n -> {
+            List<ObservedNode> of = byPool.get(n.pool());
+            if (of != null) {
+                of.add(n);
+            }
+        });
         for (DesiredPool pool : desired.pools()) {
-            pools.put(pool.name(), new PoolBudget(pool, observed.nodesOf(pool.name()), alsoUnavailable, desired.refillsPools()));
+            pools.put(pool.name(), new PoolBudget(pool, byPool.get(pool.name()), alsoUnavailable, desired.refillsPools()));
         }
+        int managed = pools.values().stream().mapToInt(p -> p.count).sum();
+        int unavailable = pools.values().stream().mapToInt(p -> Math.max(0, p.count - p.available.size())).sum();
+        cluster = new ClusterBudget(desired.cluster().name(), desired.cluster().concurrency(), managed, unavailable,
+                byPool.values().stream().flatMap(List::stream).toList(), observed, alsoUnavailable);
+    }
+
+    /** The cluster-wide budget this guard judges by, resolved; {@link Integer#MAX_VALUE} without one. */
+    public int clusterMaxUnavailable() {
+        return cluster.max;
+    }
+
+    /** The most repairs at once in {@code zone} this guard allows now ({@link ClusterBudget#zoneLimit}). */
+    public int zoneRepairLimit(String zone) {
+        return cluster.zoneLimit(zone);
     }
 
     /** The refusal of {@code step}, or empty: then it is admitted and its effect counted for the steps after it. */
@@ -77,7 +116,16 @@ public final class DisruptionGuard {
         if (budget == null) {
             return Optional.empty();
         }
-        return budget.admit(step);
+        boolean nodeAvailable = budget.available.contains(step.target());
+        Optional<Refusal> refusal = budget.check(step);
+        if (refusal.isEmpty()) {
+            refusal = cluster.check(step, nodeAvailable);
+        }
+        if (refusal.isEmpty()) {
+            cluster.apply(step, nodeAvailable);
+            budget.apply(step);
+        }
+        return refusal;
     }
 
     /**
@@ -138,7 +186,14 @@ public final class DisruptionGuard {
             this.limits = PoolLimits.of(desired.spec(), count);
         }
 
-        Optional<Refusal> admit(Step step) {
+        /** Whether {@code step} takes an available node of the pool away (a kubelet restart and a new machine do not). */
+        boolean takesAvailable(Step step) {
+            return disruptive(step) && !(step instanceof Step.RestartKubelet) && !(step instanceof Step.CreateMachine)
+                    && available.contains(step.target());
+        }
+
+        /** The refusal of {@code step} by the pool's promises, counting nothing. */
+        Optional<Refusal> check(Step step) {
             if (step instanceof Step.RestartKubelet) {
                 // No drain, the pods keep running: at most max(1, maxUnavailable) restarts at a time, as the spec promises.
                 // Asked again of a node whose restart is under way (unanswered past healthTimeout): costs nothing more.
@@ -147,7 +202,6 @@ public final class DisruptionGuard {
                     return Optional.of(new Refusal(step, Reason.UNAVAILABLE, pool + " has " + restarting.size()
                             + " kubelet restarts under way and allows " + allowed + " at a time"));
                 }
-                restarting.add(step.target());
                 return Optional.empty();
             }
             if (step instanceof Step.CreateMachine) {
@@ -156,14 +210,10 @@ public final class DisruptionGuard {
                             + " and maxSurge " + limits.maxSurge() + ": one more would make " + (machines + 1) + " > "
                             + (count + limits.maxSurge())));
                 }
-                machines++;
                 return Optional.empty();
             }
-            if (!disruptive(step) || !available.contains(step.target())) {
+            if (!takesAvailable(step)) {
                 // A node already unavailable (draining, drained, not Ready, gone) costs nothing more.
-                if (step instanceof Step.DeleteMachine d && !d.replace()) {
-                    machines--;
-                }
                 return Optional.empty();
             }
             int after = available.size() - 1;
@@ -173,11 +223,164 @@ public final class DisruptionGuard {
                         + count + " and maxUnavailable " + limits.maxUnavailable() + ": disrupting " + step.target() + " would leave "
                         + after + " < " + floor));
             }
-            available.remove(step.target());
+            return Optional.empty();
+        }
+
+        /** Counts an admitted step's effect, for the steps after it. */
+        void apply(Step step) {
+            if (step instanceof Step.RestartKubelet) {
+                restarting.add(step.target());
+                return;
+            }
+            if (step instanceof Step.CreateMachine) {
+                machines++;
+                return;
+            }
+            if (takesAvailable(step)) {
+                available.remove(step.target());
+            }
             if (step instanceof Step.DeleteMachine d && !d.replace()) {
                 machines--;
             }
-            return Optional.empty();
         }
     }
+
+    /**
+     * The cluster's budget: {@code rollout.concurrency.maxUnavailableNodes} of every managed node (the pools this agent
+     * plans), and the repairs' share of it per zone.
+     *
+     * <ul>
+     *   <li><b>Unavailable</b> is counted as each pool counts it: the pool's count minus its available nodes, summed (a
+     *       node not Ready, one with a problem condition, one being drained, updated or deleted, a replacement still
+     *       coming up; not a surge machine, which adds capacity). A step that would take one more available node away
+     *       is admitted only while the cluster stays within the budget: nodes failing on their own count, so an outage
+     *       stops rollouts, as a PodDisruptionBudget would.</li>
+     *   <li><b>Repairs share the budget</b>: a repair takes no available node away (its node has failed), so it is
+     *       counted by what Nightshift has under way: nodes it is draining, has drained, or is updating in place, in
+     *       every pool. A repair starts only while those stay within the budget.</li>
+     *   <li><b>Per zone</b> ({@link ObservedCluster#ZONE_LABEL}): at most the zone's share of the budget, in proportion
+     *       to its nodes (at least 1), of Nightshift's disruptions are under way in a zone when a repair starts there; and
+     *       a zone where more than {@value #ZONE_OUTAGE_PERCENT} % of the managed nodes are failing (an outage: a
+     *       partition, a lost zone, not dead machines) gets one repair at a time, budget or not. A one-zone outage is
+     *       then never "repaired" by replacing a third of every pool at once: its machines are replaced one by one
+     *       while it lasts, and the nodes that come back stop being repaired.</li>
+     * </ul>
+     */
+    private static final class ClusterBudget {
+
+        /** A pool with more than this share unhealthy repairs nothing (Repairs); a zone with more repairs one at a time. */
+        static final int ZONE_OUTAGE_PERCENT = 40;
+
+        private final String name;
+        private final FleetConcurrency concurrency;
+        private final int managed;
+        private final int max;
+        private int unavailable;
+        /** Nodes with a disruption of ours under way, as this pass leaves them. */
+        private final Set<String> ours = new HashSet<>();
+        private final Map<String, String> zoneOf = new HashMap<>();
+        private final Map<String, Integer> zoneNodes = new HashMap<>();
+        private final Map<String, Integer> zoneFailing = new HashMap<>();
+        private final Map<String, Integer> zoneOurs = new HashMap<>();
+
+        ClusterBudget(String name, FleetConcurrency concurrency, int managed, int unavailable, List<ObservedNode> nodes,
+                      ObservedCluster observed, Set<String> alsoUnavailable) {
+            this.name = name;
+            this.concurrency = concurrency;
+            this.managed = managed;
+            this.max = concurrency.resolveMaxUnavailable(managed);
+            this.unavailable = unavailable;
+            for (ObservedNode n : nodes) {
+                if (n.terminating() || !n.registered()) {
+                    continue;
+                }
+                boolean mine = n.drainStartedAt().isPresent() || n.drained() || n.inPlaceStartedAt().isPresent()
+                        || alsoUnavailable.contains(n.name());
+                if (mine) {
+                    ours.add(n.name());
+                }
+                Optional<String> zone = observed.zone(n.name());
+                if (zone.isPresent()) {
+                    zoneOf.put(n.name(), zone.get());
+                    zoneNodes.merge(zone.get(), 1, Integer::sum);
+                    if (!n.ready() || !healthy(n)) {
+                        zoneFailing.merge(zone.get(), 1, Integer::sum);
+                    }
+                    if (mine) {
+                        zoneOurs.merge(zone.get(), 1, Integer::sum);
+                    }
+                }
+            }
+        }
+
+        /** Repairs at once allowed in {@code zone}: see the class. */
+        int zoneLimit(String zone) {
+            int nodes = zoneNodes.getOrDefault(zone, 0);
+            if (nodes > 0 && zoneFailing.getOrDefault(zone, 0) * 100 > ZONE_OUTAGE_PERCENT * nodes) {
+                return 1;
+            }
+            if (max == Integer.MAX_VALUE || managed == 0) {
+                return Integer.MAX_VALUE;
+            }
+            return Math.max(1, (int) ((long) max * nodes / managed));
+        }
+
+        /**
+         * Whether {@code step} takes one more of the cluster's available nodes away: a disruption of an available node
+         * not counted yet, and its cordon too. The cordon goes first, in the same pass as its drain; were it admitted and
+         * the drain left to wait, the node would stay cordoned for as long as the cluster has no room. So the cordon
+         * waits with it, and the drain after an admitted cordon costs nothing more.
+         */
+        private boolean costs(Step step, boolean nodeAvailable) {
+            boolean takes = step instanceof Step.Cordon
+                    || (disruptive(step) && !(step instanceof Step.RestartKubelet) && !(step instanceof Step.CreateMachine));
+            return takes && nodeAvailable && !ours.contains(step.target());
+        }
+
+        Optional<Refusal> check(Step step, boolean nodeAvailable) {
+            boolean takesAvailable = costs(step, nodeAvailable);
+            if (step instanceof Step.Repair && !ours.contains(step.target())) {
+                if (ours.size() + 1 > max) {
+                    return Optional.of(new Refusal(step, Reason.CLUSTER_BUDGET, "cluster " + name + " has " + ours.size()
+                            + " nodes under way (drains, updates, repairs) and maxUnavailableNodes " + budget()
+                            + ": repairing " + step.target() + " waits"));
+                }
+                String zone = zoneOf.get(step.target());
+                if (zone != null) {
+                    int under = zoneOurs.getOrDefault(zone, 0);
+                    int limit = zoneLimit(zone);
+                    if (under + 1 > limit) {
+                        return Optional.of(new Refusal(step, Reason.ZONE_REPAIRS, "zone " + zone + " has " + under
+                                + " nodes under way and allows " + limit + " at a time (" + zoneFailing.getOrDefault(zone, 0) + " of "
+                                + zoneNodes.getOrDefault(zone, 0) + " failing): repairing " + step.target() + " waits"));
+                    }
+                }
+            }
+            if (takesAvailable && unavailable + 1 > max) {
+                return Optional.of(new Refusal(step, Reason.CLUSTER_BUDGET, "cluster " + name + " has " + unavailable
+                        + " unavailable nodes of " + managed + " and maxUnavailableNodes " + budget() + ": disrupting "
+                        + step.target() + " would make " + (unavailable + 1) + " > " + max));
+            }
+            return Optional.empty();
+        }
+
+        void apply(Step step, boolean nodeAvailable) {
+            boolean takesAvailable = costs(step, nodeAvailable);
+            if (takesAvailable) {
+                unavailable++;
+            }
+            if ((takesAvailable || step instanceof Step.Repair) && ours.add(step.target())) {
+                String zone = zoneOf.get(step.target());
+                if (zone != null) {
+                    zoneOurs.merge(zone, 1, Integer::sum);
+                }
+            }
+        }
+
+        private String budget() {
+            IntOrPercent m = concurrency.maxUnavailableNodes().orElseThrow();
+            return m.percent() ? m + " (" + max + ")" : m.toString();
+        }
+    }
+
 }

@@ -1,10 +1,10 @@
 package dev.nightshift.strategies.model;
 
-import java.util.Comparator;
 import java.util.List;
 
 import dev.nightshift.spec.model.ClusterSpec;
 import dev.nightshift.spec.model.SpecSet;
+import dev.nightshift.strategies.fleet.FleetOrder;
 
 /**
  * The desired state of one cluster.
@@ -20,10 +20,9 @@ public record DesiredCluster(ClusterSpec cluster, List<DesiredPool> pools, int v
         if (validationsRequired < 1) {
             throw new IllegalArgumentException("validationsRequired must be at least 1");
         }
-        // Rollout order: bastions, control planes, apiservers, nodes; alphabetical within a role.
-        pools = pools.stream()
-                .sorted(Comparator.comparing((DesiredPool p) -> p.spec().pool().role()).thenComparing(DesiredPool::name))
-                .toList();
+        // Rollout order: bastions, control planes, apiservers, nodes; alphabetical within a role, a pool after those its
+        // rollout.after names.
+        pools = List.copyOf(FleetOrder.sort(pools, DesiredPool::name, p -> p.spec().pool().role(), p -> p.spec().pool().after()));
     }
 
     /** Without refilling: what the backend does about lost machines is not Nightshift's to do. */

@@ -14,6 +14,8 @@ import java.util.Map;
  *                          plane runs elsewhere)
  * @param health            the verdict of each pool's rollout health checks, by pool name; a pool with
  *                          checks and no verdict is judged unknown, never passing
+ * @param zones             each registered node's zone (its {@code topology.kubernetes.io/zone} label), by node name;
+ *                          nodes without the label are in no zone
  */
 public record ObservedCluster(
         List<ObservedNode> nodes,
@@ -21,13 +23,39 @@ public record ObservedCluster(
         MaintenanceState maintenance,
         Map<String, PoolStatus> poolStatus,
         Map<String, Boolean> controlPlaneNodes,
-        Map<String, HealthVerdict> health) {
+        Map<String, HealthVerdict> health,
+        Map<String, String> zones) {
+
+    /** The label a node's zone is read from. */
+    public static final String ZONE_LABEL = "topology.kubernetes.io/zone";
 
     public ObservedCluster {
         nodes = List.copyOf(nodes);
         poolStatus = Map.copyOf(poolStatus);
         controlPlaneNodes = Map.copyOf(controlPlaneNodes);
         health = Map.copyOf(health);
+        zones = Map.copyOf(zones);
+    }
+
+    /** Without zones. */
+    public ObservedCluster(List<ObservedNode> nodes, boolean controlPlaneReady, MaintenanceState maintenance,
+                           Map<String, PoolStatus> poolStatus, Map<String, Boolean> controlPlaneNodes, Map<String, HealthVerdict> health) {
+        this(nodes, controlPlaneReady, maintenance, poolStatus, controlPlaneNodes, health, Map.of());
+    }
+
+    /** The same observation with each node's zone. */
+    public ObservedCluster withZones(Map<String, String> value) {
+        return new ObservedCluster(nodes, controlPlaneReady, maintenance, poolStatus, controlPlaneNodes, health, value);
+    }
+
+    /** The same observation of other nodes (the rest kept: verdicts, zones). */
+    public ObservedCluster withNodes(List<ObservedNode> value) {
+        return new ObservedCluster(value, controlPlaneReady, maintenance, poolStatus, controlPlaneNodes, health, zones);
+    }
+
+    /** The node's zone; empty for a node without the label. */
+    public java.util.Optional<String> zone(String node) {
+        return java.util.Optional.ofNullable(zones.get(node));
     }
 
     /** With no health verdicts (pools without checks). */
@@ -38,7 +66,7 @@ public record ObservedCluster(
 
     /** The same observation with each pool's health verdict. */
     public ObservedCluster withHealth(Map<String, HealthVerdict> verdicts) {
-        return new ObservedCluster(nodes, controlPlaneReady, maintenance, poolStatus, controlPlaneNodes, verdicts);
+        return new ObservedCluster(nodes, controlPlaneReady, maintenance, poolStatus, controlPlaneNodes, verdicts, zones);
     }
 
     /** The pool's verdict; empty when none was given. */

@@ -52,6 +52,18 @@ public record Plan(List<PoolPlan> pools, Optional<Instant> wakeAt) {
     }
 
     /**
+     * The same plan with the named pools' reports saying why they wait in the fleet, where they said nothing yet (the
+     * guard stage's waits for the cluster's budget, added to the schedule's).
+     */
+    public Plan withWaits(Map<String, dev.nightshift.strategies.fleet.FleetWait> waits) {
+        if (waits.isEmpty()) {
+            return this;
+        }
+        return new Plan(pools.stream().map(p -> waits.containsKey(p.pool()) && p.report().waitingFor().isEmpty()
+                ? new PoolPlan(p.pool(), p.steps(), p.report().withWaitingFor(Optional.of(waits.get(p.pool())))) : p).toList(), wakeAt);
+    }
+
+    /**
      * The same plan with the named pools held: their steps dropped, their reports saying why
      * (a machine provider that refuses the pool's backing objects).
      */

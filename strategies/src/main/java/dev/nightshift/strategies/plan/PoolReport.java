@@ -2,7 +2,9 @@ package dev.nightshift.strategies.plan;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
+import dev.nightshift.strategies.fleet.FleetWait;
 import dev.nightshift.strategies.model.BlockedEviction;
 import dev.nightshift.strategies.model.PoolStatus;
 
@@ -16,6 +18,8 @@ import dev.nightshift.strategies.model.PoolStatus;
  *                    timed out, and the nodes in {@code failedNodes}
  * @param unhealthyNodes nodes unhealthy now but not (or, with disableHealthTimeout, never) failed
  * @param failedNodes nodes unhealthy for healthTimeout without interruption: repaired (drained, replaced)
+ * @param waitingFor  why the pool takes no new work though it has some: its turn in the fleet (role order, {@code after},
+ *                    concurrency) or, added by the agent's guard stage, the cluster's budget; empty otherwise
  */
 public record PoolReport(
         String pool,
@@ -35,7 +39,8 @@ public record PoolReport(
         List<BlockedDrain> blockedDrains,
         PoolStatus status,
         List<NodeHealth> unhealthyNodes,
-        List<NodeHealth> failedNodes) {
+        List<NodeHealth> failedNodes,
+        Optional<FleetWait> waitingFor) {
 
     public PoolReport {
         adopted = List.copyOf(adopted);
@@ -43,6 +48,22 @@ public record PoolReport(
         blockedDrains = List.copyOf(blockedDrains);
         unhealthyNodes = List.copyOf(unhealthyNodes);
         failedNodes = List.copyOf(failedNodes);
+    }
+
+    /** A report of a pool that waits for nothing in the fleet. */
+    public PoolReport(String pool, PoolPhase phase, PendingAction pendingAction, int count, int current, int outdated,
+                      int updating, int failed, int resolvedMaxSurge, int resolvedMaxUnavailable, boolean progressing,
+                      String progressReason, List<String> adopted, List<String> awaitingSelection,
+                      List<BlockedDrain> blockedDrains, PoolStatus status, List<NodeHealth> unhealthyNodes, List<NodeHealth> failedNodes) {
+        this(pool, phase, pendingAction, count, current, outdated, updating, failed, resolvedMaxSurge, resolvedMaxUnavailable,
+                progressing, progressReason, adopted, awaitingSelection, blockedDrains, status, unhealthyNodes, failedNodes, Optional.empty());
+    }
+
+    /** This report, saying why the pool waits in the fleet. */
+    public PoolReport withWaitingFor(Optional<FleetWait> value) {
+        return new PoolReport(pool, phase, pendingAction, count, current, outdated, updating, failed, resolvedMaxSurge,
+                resolvedMaxUnavailable, progressing, progressReason, adopted, awaitingSelection, blockedDrains, status, unhealthyNodes,
+                failedNodes, value);
     }
 
     /** A report without unhealthy nodes. */
@@ -67,7 +88,8 @@ public record PoolReport(
     /** This report of a pool nothing is done to, for {@code reason}: not progressing, and saying why. */
     public PoolReport held(String reason) {
         return new PoolReport(pool, phase, pendingAction, count, current, outdated, updating, failed, resolvedMaxSurge,
-                resolvedMaxUnavailable, false, reason, adopted, awaitingSelection, blockedDrains, status, unhealthyNodes, failedNodes);
+                resolvedMaxUnavailable, false, reason, adopted, awaitingSelection, blockedDrains, status, unhealthyNodes, failedNodes,
+                waitingFor);
     }
 
     /**

@@ -100,11 +100,18 @@ public final class PlanCommand implements Callable<Integer> {
         ClusterSpec c = clusters.get(0);
         Instant now = Clock.systemUTC().instant();
         WindowState window = new MaintenanceCalendar(c.maintenance()).state(now);
-        DesiredCluster desired = DesiredCluster.of(loaded.get(), c.name(), 1);
-        Set<String> pools = desired.pools().stream().map(DesiredPool::name).collect(Collectors.toCollection(HashSet::new));
+        DesiredCluster offered = DesiredCluster.of(loaded.get(), c.name(), 1);
+        Set<String> pools = offered.pools().stream().map(DesiredPool::name).collect(Collectors.toCollection(HashSet::new));
         try (KubernetesClient client = kubernetes.client();
              ClusterObserver observer = new ClusterObserver(client, Agent.NAMESPACE, NODES_ONLY, () -> { })) {
             observer.start();
+            // A pool rolled back and offered its refused revision again stays where it was rolled back to: plan what the agent acts on.
+            Map<String, HeldPool> held = new HashMap<>();
+            for (ResolvedPool p : loaded.get().resolvedPools(c.name())) {
+                HeldPool.of(observer.statusRecord(Agent.NAMESPACE, p.name()), c, p).ifPresent(h -> held.put(p.name(), h));
+            }
+            DesiredCluster desired = offered.withPools(offered.pools().stream()
+                    .map(p -> held.containsKey(p.name()) ? DesiredPool.of(held.get(p.name()).actedOn()) : p).toList());
             // The control plane as the agent reads it: with a control-plane node NotReady, no pool starts.
             ObservedCluster observed = observer.observe(window.maintenanceState(), observer.controlPlaneNodesReady(), pools);
             Plan plan = new RolloutPlanner().plan(desired, observed, now);
@@ -114,10 +121,11 @@ public final class PlanCommand implements Callable<Integer> {
             RolloutEta.Estimate estimate = new RolloutEta().remaining(desired, plan, history, now);
             Map<String, Optional<PoolTarget>> targets = new HashMap<>();
             for (ResolvedPool p : loaded.get().resolvedPools(c.name())) {
-                targets.put(p.name(), PlanView.target(observer.statusRecord(Agent.NAMESPACE, p.name()), p));
+                ResolvedPool actedOn = held.containsKey(p.name()) ? held.get(p.name()).actedOn() : p;
+                targets.put(p.name(), PlanView.target(observer.statusRecord(Agent.NAMESPACE, p.name()), actedOn));
             }
             List<PlanView.PoolRow> rows = desired.pools().stream().map(p -> PlanView.row(p, plan.pool(p.name()).orElseThrow(), window,
-                    targets.getOrDefault(p.name(), Optional.empty()), estimate)).toList();
+                    targets.getOrDefault(p.name(), Optional.empty()), estimate, Optional.ofNullable(held.get(p.name())))).toList();
             PrintWriter out = spec.commandLine().getOut();
             out.println(output == OutputFormat.json ? PlanView.json(c.name(), window, rows) : PlanView.text(rows));
             out.flush();

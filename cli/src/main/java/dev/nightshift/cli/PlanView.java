@@ -54,10 +54,11 @@ final class PlanView {
      * @param eta     for a pool with outdated nodes, when they are expected to be done (the pools
      *                before it in role order first), or why it is left out of the estimate
      * @param waves   how the pool rolls when in waves ({@link WavesLine}); empty for the default canary
+     * @param held    the pool held where a rollback brought it, the spec offering the revision it refused; empty otherwise
      */
     record PoolRow(String pool, String strategy, PoolPhase phase, PoolReport report, Optional<Instant> nextWindow, String window,
                    Optional<PoolTarget> target, Map<String, List<String>> steps, List<String> blocked, PoolEstimate eta,
-                   Optional<String> waves) {
+                   Optional<String> waves, Optional<HeldPool> held) {
     }
 
     /**
@@ -82,7 +83,7 @@ final class PlanView {
         return Optional.of(PoolTarget.next(why.target(), base, current, "", offered, InPlaceHistory.Entry.CLEAN));
     }
 
-    private static Optional<ResolvedPool> read(PoolStatusRecords.Accepted texts) {
+    static Optional<ResolvedPool> read(PoolStatusRecords.Accepted texts) {
         LoadResult loaded = CanonicalYaml.read(texts.cluster(), texts.pool());
         if (!loaded.valid() || loaded.specs().pools().size() != 1) {
             return Optional.empty();
@@ -91,7 +92,8 @@ final class PlanView {
         return loaded.specs().cluster(spec.cluster()).map(c -> new ResolvedPool(c, spec));
     }
 
-    static PoolRow row(DesiredPool pool, PoolPlan plan, WindowState window, Optional<PoolTarget> target, RolloutEta.Estimate estimate) {
+    static PoolRow row(DesiredPool pool, PoolPlan plan, WindowState window, Optional<PoolTarget> target, RolloutEta.Estimate estimate,
+                       Optional<HeldPool> held) {
         PoolReport r = plan.report();
         Map<String, List<String>> steps = new LinkedHashMap<>();
         for (Step s : plan.steps()) {
@@ -113,8 +115,8 @@ final class PlanView {
             case AWAITING_SELECTION -> blocked.add("nodes wait to be selected: " + String.join(", ", r.awaitingSelection()));
             case FAILED -> blocked.add("a node failed and needs a decision");
             case HALTED -> blocked.add("the rollout is halted: " + r.status().halt().map(RolloutProgressJson::describe)
-                    .orElse("its checks failed") + "; nothing new starts until nightshift resume --pool " + pool.name()
-                    + " or a new target");
+                    .orElse("its checks failed") + "; nothing new starts until `nightshift resume " + pool.name()
+                    + "` or a new commit that changes the pool's target");
             default -> { }
         }
         if (!r.progressing()) {
@@ -122,7 +124,7 @@ final class PlanView {
         }
         return new PoolRow(pool.name(), pool.spec().pool().updateStrategy().toString(), r.phase(), r,
                 window.next().map(w -> w.open()), nextWindow(window), target, steps, blocked,
-                r.outdated() > 0 ? PoolEstimate.of(pool.name(), estimate) : PoolEstimate.NONE, WavesLine.of(pool.spec().rollout()));
+                r.outdated() > 0 ? PoolEstimate.of(pool.name(), estimate) : PoolEstimate.NONE, WavesLine.of(pool.spec().rollout()), held);
     }
 
     private static String name(Step s) {
@@ -150,6 +152,8 @@ final class PlanView {
             PoolReport r = p.report();
             b.append(String.format(row, p.pool(), p.strategy(), p.phase(), r.current() + "/" + r.outdated() + "/" + r.updating() + "/" + r.failed(),
                     p.window(), summary(p)));
+            p.held().ifPresent(h -> b.append("    held:     ").append(h.message()).append("; revert or fix it in Git (a commit that"
+                    + " changes the pool's spec lifts the refusal)\n"));
             p.target().ifPresent(t -> b.append("    why:      ").append(t.action()).append(t.revision().isEmpty() ? " (this spec)"
                     : " (commit " + t.shortRevision() + ")").append(": ").append(t.summary(REASONS_SHOWN)).append('\n'));
             p.steps().forEach((node, steps) -> b.append("    next:     ").append(node).append(": ").append(String.join(", ", steps)).append('\n'));
@@ -218,6 +222,11 @@ final class PlanView {
             ArrayNode blocked = o.putArray("blockedBy");
             p.blocked().forEach(blocked::add);
             o.put("waves", p.waves().orElse(null));
+            // Added for issue 26, null when they do not apply: a hold after a rollback, and the halt in effect as /status gives it.
+            o.put("held", p.held().map(HeldPool::message).orElse(null));
+            o.put("refusedRevision", p.held().map(HeldPool::refusedCommit).orElse(null));
+            r.status().halt().filter(h -> p.phase() == PoolPhase.HALTED).ifPresentOrElse(
+                    h -> RolloutProgressJson.halt(o.putObject("healthFailure"), h), () -> o.putNull("healthFailure"));
             // As in /status: null for a pool without outdated nodes or left out of the estimate (etaLeftOut says why).
             EtaJson.putPool(o, p.eta());
         }

@@ -331,4 +331,126 @@ class PlanCommandIT {
             assertThat(pools.get("web-canary").path("waves").isNull()).isTrue();
         }
     }
+
+    /** A spec directory with cluster {@code real} (images 1631.0.0 and 1632.0.0), web at {@code version} with {@code rollout}, and web-canary. */
+    private Path specAt(String dirName, String version, String rollout) throws java.io.IOException {
+        Path dir = tmp.resolve(dirName);
+        java.nio.file.Files.createDirectories(dir.resolve("pools"));
+        java.nio.file.Files.writeString(dir.resolve("cluster.yaml"), SPEC_CLUSTER.replace("- {version: 1631.0.0}",
+                "- {version: 1631.0.0}\n    - {version: 1632.0.0}"));
+        java.nio.file.Files.writeString(dir.resolve("pools/web.yaml"), pool("web").replace("1631.0.0", version) + rollout);
+        java.nio.file.Files.writeString(dir.resolve("pools/web-canary.yaml"), pool("web-canary"));
+        return dir;
+    }
+
+    private static dev.nightshift.spec.model.ResolvedPool resolved(Path specs, String pool) {
+        return current(specs, pool).spec();
+    }
+
+    /** The canonical texts of a pool's spec at a commit, as the agent keeps what a pool accepted. */
+    private static dev.nightshift.agent.kube.PoolStatusRecords.Accepted acceptedAt(String commit, dev.nightshift.spec.model.ResolvedPool p) {
+        return new dev.nightshift.agent.kube.PoolStatusRecords.Accepted(commit, dev.nightshift.spec.load.CanonicalYaml.cluster(p.cluster()),
+                dev.nightshift.spec.load.CanonicalYaml.pool(p.pool()));
+    }
+
+    /** Steps that move a node: (label propagation and the update taint are not a rollout's progress). */
+    private static final java.util.regex.Pattern DISRUPTION = java.util.regex.Pattern.compile(
+            "Cordon|Drain|CreateMachine|DeleteMachine|UpdateInPlace|RestartKubelet|ForceDeletePod");
+
+    private static final dev.nightshift.strategies.model.RolloutProgress.Halt ERROR_RATE = new dev.nightshift.strategies.model.RolloutProgress.Halt(
+            "error-rate", "0.07", "<= 0.01", 1, java.time.Instant.parse("2026-11-27T12:00:03Z"));
+
+    private static java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> poolsOf(String json) throws java.io.IOException {
+        java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> pools = new java.util.HashMap<>();
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).path("pools").forEach(p -> pools.put(p.path("pool").asText(), p));
+        return pools;
+    }
+
+    @Test
+    void aPoolRolledBackAndOfferedItsRefusedRevisionAgainIsShownHeldWithNothingPlannedAsTheAgentHoldsIt() throws Exception {
+        String good = "a1b2c3d4".repeat(5);
+        String bad = "f9e8d7c6".repeat(5);
+        Path before = specAt("good", "1631.0.0", "  rollout: {onFailure: Rollback}\n");
+        Path offered = specAt("bad", "1632.0.0", "  rollout: {onFailure: Rollback}\n");
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            // Rolled back: both nodes at 1631.0.0 again; the record as the agent's record writer leaves it (the rolled-back
+            // spec accepted, the failed revision refused with the halt's words).
+            node(kube, "web-1", "web", current(before, "web"));
+            node(kube, "web-2", "web", current(before, "web"));
+            node(kube, "web-canary-1", "web-canary", current(offered, "web-canary"));
+            node(kube, "web-canary-2", "web-canary", current(offered, "web-canary"));
+            Map<String, String> data = dev.nightshift.agent.kube.PoolStatusRecords.data(
+                    dev.nightshift.strategies.model.PoolStatus.NEW.withValidationStreak(1), java.util.Optional.of(acceptedAt(good,
+                            resolved(before, "web"))), dev.nightshift.agent.kube.PoolStatusRecords.Why.NONE);
+            dev.nightshift.spec.model.ResolvedPool refused = resolved(offered, "web");
+            data.put(dev.nightshift.agent.kube.PoolStatusRecords.REFUSED, new dev.nightshift.agent.kube.PoolStatusRecords.Refused(bad,
+                    dev.nightshift.spec.load.CanonicalYaml.cluster(refused.cluster()), dev.nightshift.spec.load.CanonicalYaml.pool(refused.pool()),
+                    dev.nightshift.agent.report.RolloutProgressJson.describe(ERROR_RATE)).json());
+            kube.client().configMaps().inNamespace(dev.nightshift.agent.run.Agent.NAMESPACE).resource(
+                    dev.nightshift.agent.kube.PoolStatusRecords.create(dev.nightshift.agent.run.Agent.NAMESPACE, "web", data)).create();
+            kube.clearRequests();
+
+            String text = run(kube, "plan", "--spec", offered.toString());
+            java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> pools = poolsOf(run(kube, "plan", "--spec", offered.toString(),
+                    "--output", "json"));
+
+            String held = "held at a1b2c3d, f9e8d7c refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1";
+            assertThat(text).as("plan's table").containsPattern("\nweb\\s+AutoRollingUpdate\\s+CURRENT\\s+2/0/0/0")
+                    .contains("    held:     " + held + "; revert or fix it in Git");
+            assertThat(text.lines().filter(l -> l.startsWith("    next:     web-"))).as("nothing disrupts web, as the agent holds it")
+                    .noneMatch(DISRUPTION.asPredicate());
+            assertThat(pools.get("web").path("held").asText()).isEqualTo(held);
+            assertThat(pools.get("web").path("refusedRevision").asText()).isEqualTo(bad);
+            assertThat(pools.get("web").path("nodes").path("outdated").asInt()).isZero();
+            assertThat(pools.get("web").path("nextSteps").toString()).doesNotContainPattern(DISRUPTION);
+            assertThat(pools.get("web-canary").path("held").isNull()).isTrue();
+            assertThat(kube.requests()).as("plan writes nothing").noneMatch(r -> r.isWrite());
+
+            // A commit that changes web's spec lifts the refusal, for plan as for the agent: web rolls again.
+            Path fixed = specAt("fixed", "1632.0.0", "  rollout: {onFailure: Rollback}\n  labels: {fixed: \"true\"}\n");
+            assertThat(run(kube, "plan", "--spec", fixed.toString())).doesNotContain("held:").containsPattern("\nweb\\s+\\S+\\s+\\S+\\s+0/2/");
+        }
+    }
+
+    @Test
+    void aHaltedPoolSaysItsFailingCheckAndWhatClearsItAndPlansNothing() throws Exception {
+        Path specs = specAt("halted", "1632.0.0", """
+                  rollout:
+                    healthChecks:
+                    - name: error-rate
+                      prometheus: {query: 'sum(rate(errors[5m]))', max: 0.01}
+                """);
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            DesiredPool web = current(specs, "web");
+            // The canary at 1632.0.0, the second node still outdated; the record as the agent writes it when the check failed.
+            node(kube, "web-1", "web", web);
+            node(kube, "web-2", "web", OUTDATED);
+            node(kube, "web-canary-1", "web-canary", current(specs, "web-canary"));
+            node(kube, "web-canary-2", "web-canary", current(specs, "web-canary"));
+            dev.nightshift.strategies.model.PoolStatus halted = dev.nightshift.strategies.model.PoolStatus.NEW.withValidationStreak(1)
+                    .withRollout(java.util.Optional.of(new dev.nightshift.strategies.model.RolloutProgress(web.rollHash().toString(), 2, 0,
+                            java.util.Optional.empty(), java.util.Optional.empty(), java.util.Set.of(), 1, java.util.Optional.of(ERROR_RATE))));
+            kube.client().configMaps().inNamespace(dev.nightshift.agent.run.Agent.NAMESPACE).resource(
+                    dev.nightshift.agent.kube.PoolStatusRecords.create(dev.nightshift.agent.run.Agent.NAMESPACE, "web",
+                            dev.nightshift.agent.kube.PoolStatusRecords.data(halted, java.util.Optional.of(acceptedAt("b".repeat(40),
+                                    resolved(specs, "web"))), dev.nightshift.agent.kube.PoolStatusRecords.Why.NONE))).create();
+
+            String text = run(kube, "plan", "--spec", specs.toString());
+            java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> pools = poolsOf(run(kube, "plan", "--spec", specs.toString(),
+                    "--output", "json"));
+
+            assertThat(text).as("plan's table").containsPattern("\nweb\\s+AutoRollingUpdate\\s+HALTED\\s+1/1/0/0")
+                    .contains("    blocked:  the rollout is halted: error-rate (0.07, must be <= 0.01) in wave 1; nothing new starts until"
+                            + " `nightshift resume web` or a new commit that changes the pool's target");
+            assertThat(text.lines().filter(l -> l.startsWith("    next:     web-"))).as("nothing starts in a halted pool")
+                    .noneMatch(DISRUPTION.asPredicate());
+            com.fasterxml.jackson.databind.JsonNode failure = pools.get("web").path("healthFailure");
+            assertThat(failure.path("check").asText()).isEqualTo("error-rate");
+            assertThat(failure.path("value").asText()).isEqualTo("0.07");
+            assertThat(failure.path("threshold").asText()).isEqualTo("<= 0.01");
+            assertThat(failure.path("wave").asInt()).isEqualTo(1);
+            assertThat(pools.get("web").path("nextSteps").toString()).doesNotContainPattern(DISRUPTION);
+            assertThat(pools.get("web-canary").path("healthFailure").isNull()).isTrue();
+        }
+    }
 }

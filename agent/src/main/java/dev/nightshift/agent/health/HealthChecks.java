@@ -18,7 +18,7 @@ import dev.nightshift.strategies.model.ObservedCluster;
  * Judges the rollout health checks of the pools that are rolling (outdated nodes, or a rollout
  * recorded): a failing check wins, then an unknown one, else passing. Pools at rest are not asked
  * about, so that Prometheus is queried only while a rollout can use the answer, and the workloads
- * their drains evicted are no longer followed.
+ * their drains evicted are no longer followed; nor are those of a rollout to another target than the pool's now.
  */
 public final class HealthChecks implements HealthJudge {
 
@@ -41,6 +41,11 @@ public final class HealthChecks implements HealthJudge {
                 // that is over must not fail the next one, which starts long after them.
                 workloads.atRest(pool.name());
                 continue;
+            }
+            if (observed.status(pool.name()).rollout().filter(r -> !r.target().equals(pool.rollHash().toString())).isPresent()) {
+                // A new target is a new rollout (a halt of the last one does not hold it either): the workloads the last one
+                // evicted, perhaps still broken by the image this target replaces, must not fail it before it moves a node.
+                workloads.atRest(pool.name());
             }
             List<HealthCheck> checks = pool.spec().rollout().healthChecks();
             if (!checks.isEmpty()) {

@@ -47,6 +47,26 @@ public final class PoolStatusRecords {
     /** A revision a pool refused: its commit, its Cluster and WorkerPool in canonical form, and why. */
     public record Refused(String commit, String cluster, String pool, String reason) {
 
+        /**
+         * Whether a commit offering this Cluster and WorkerPool (canonical texts) offers the refused revision again: the
+         * agent then holds the pool where it was rolled back to, and {@code nightshift plan} says so, from this one rule.
+         */
+        public boolean offeredAgain(String offeredCluster, String offeredPool) {
+            return pool.equals(offeredPool) && cluster.equals(offeredCluster);
+        }
+
+        /**
+         * "held at 1a2b3c4, 9f8e7d6 refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1": what {@code /status},
+         * the agent's log and {@code nightshift plan} say of a pool held at {@code heldAt}, in the same words.
+         */
+        public String held(String heldAt) {
+            return "held at " + shortCommit(heldAt) + ", " + shortCommit(commit) + " refused: canary failed " + reason;
+        }
+
+        private static String shortCommit(String commit) {
+            return commit.length() > 7 ? commit.substring(0, 7) : commit;
+        }
+
         public String json() {
             com.fasterxml.jackson.databind.node.ObjectNode o = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
             o.put("commit", commit).put("cluster", cluster).put("pool", pool).put("reason", reason);

@@ -193,7 +193,7 @@ final class AcceptedSpecs implements Acceptance {
             PoolStatusRecords.Refused r = refused.get(pool);
             ResolvedPool offered = byName.get(pool);
             if (offered != null && before != null && before.pools().containsKey(pool) && acceptedRecords.containsKey(pool)
-                    && r.pool().equals(CanonicalYaml.pool(offered.pool())) && r.cluster().equals(clusterText)) {
+                    && r.offeredAgain(clusterText, CanonicalYaml.pool(offered.pool()))) {
                 byName.put(pool, before.pools().get(pool));
                 heldRecords.put(pool, acceptedRecords.get(pool));
                 held.add(heldMessage(pool, acceptedRecords.get(pool).commit(), r));
@@ -297,7 +297,7 @@ final class AcceptedSpecs implements Acceptance {
 
     /** "web: held at 1a2b3c4, 9f8e7d6 refused: canary failed error-rate (0.07, must be <= 0.01) in wave 1". */
     private static String heldMessage(String pool, String heldAt, PoolStatusRecords.Refused r) {
-        return pool + ": held at " + shortCommit(heldAt) + ", " + shortCommit(r.commit()) + " refused: canary failed " + r.reason();
+        return pool + ": " + r.held(heldAt);
     }
 
     private static String shortCommit(String commit) {

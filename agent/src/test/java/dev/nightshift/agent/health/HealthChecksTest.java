@@ -80,4 +80,55 @@ class HealthChecksTest {
 
         assertThat(v).isEqualTo(new HealthVerdict.Unknown("back", "evicted workloads are not tracked by this agent"));
     }
+
+    /** A pool with the workloads check whose record holds a rollout to {@code target}; what {@code atRest} was told, in order. */
+    private static List<String> forgottenAfterAVerdict(java.util.function.Function<dev.nightshift.strategies.model.DesiredPool, String> target) {
+        dev.nightshift.strategies.model.DesiredCluster desired = dev.nightshift.agent.TestClusters.load("""
+                apiVersion: nightshift.dev/v1alpha1
+                kind: Cluster
+                metadata: {name: c}
+                spec:
+                  kubernetes: {version: "1.31.4"}
+                ---
+                apiVersion: nightshift.dev/v1alpha1
+                kind: WorkerPool
+                metadata: {name: web, cluster: c}
+                spec:
+                  minimum: 1
+                  maximum: 3
+                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+                  rollout:
+                    healthChecks: [{name: back, workloadsAvailable: {within: 5s}}]
+                """);
+        dev.nightshift.strategies.model.PoolStatus status = dev.nightshift.strategies.model.PoolStatus.NEW.withRollout(Optional.of(
+                new dev.nightshift.strategies.model.RolloutProgress(target.apply(desired.pools().get(0)), 3, 0, Optional.empty(),
+                        Optional.empty(), java.util.Set.of(), 1, Optional.of(new dev.nightshift.strategies.model.RolloutProgress.Halt(
+                                "back", "shop/Deployment/web 4/6 available after 5s", "available within 5s", 1, NOW)))));
+        List<String> forgotten = new java.util.ArrayList<>();
+        WorkloadsCheck workloads = new WorkloadsCheck() {
+            @Override
+            public HealthVerdict judge(String pool, HealthCheck.WorkloadsAvailable check, Instant now) {
+                forgotten.add("judged " + pool);
+                return HealthVerdict.PASSING;
+            }
+
+            @Override
+            public void atRest(String pool) {
+                forgotten.add("forgot " + pool);
+            }
+        };
+        new HealthChecks(q -> new QueryAnswer.Unknown("no data"), workloads).verdicts(desired, new dev.nightshift.strategies.model.ObservedCluster(
+                List.of(), true, dev.nightshift.strategies.model.MaintenanceState.OPEN, Map.of("web", status)), NOW);
+        return forgotten;
+    }
+
+    @Test
+    void aRolloutToANewTargetForgetsTheWorkloadsTheHaltedRolloutBeforeItEvictedThenJudges() {
+        assertThat(forgottenAfterAVerdict(p -> "1:" + "0".repeat(32))).containsExactly("forgot web", "judged web");
+    }
+
+    @Test
+    void theSameRolloutKeepsFollowingItsEvictedWorkloads() {
+        assertThat(forgottenAfterAVerdict(p -> p.rollHash().toString())).containsExactly("judged web");
+    }
 }

@@ -116,7 +116,8 @@ public final class Demo implements AutoCloseable {
             POOLS.forEach((pool, count) -> world.seed(pool, count, Optional.empty(), Optional.empty()));
         }
         workloads.daemonSet(nodes("batch", "cpu-worker", "gpu-worker"));
-        workloads.deploy("cpu-worker", "web", nodes("cpu-worker"), 2);
+        // A Deployment, so that the bad-image chapter's workloadsAvailable check has something to follow.
+        workloads.deployment("cpu-worker", "web", nodes("cpu-worker"), 2);
         workloads.deploy("batch", "jobs", nodes("batch"), 2);
         workloads.startRescheduling();
         agent = world.startAgent("demo", options.httpPort(), console.andThen(watch), c -> options.agentConfig().apply(c).with(health));
@@ -202,6 +203,9 @@ public final class Demo implements AutoCloseable {
         }
         for (int round = 1; ; round++) {
             int cycle = round;
+            if (badImage(cycle % 2 == 1 ? "1632.0.0" : "1633.0.0")) {
+                return 1;
+            }
             String patch = "1.31." + (4 + cycle);
             if (failed(commit("Kubernetes patch " + patch + ": kubelets restart, no node is drained", Map.of("cluster.yaml",
                     t -> t.replaceAll("version: \"1\\.31\\.[0-9]+\"", "version: \"" + patch + "\""))), "the Kubernetes patch")) {
@@ -231,6 +235,70 @@ public final class Demo implements AutoCloseable {
                 return 1;
             }
         }
+    }
+
+    /** The chapter's bad image: it boots, but the web Deployment's pods on it never become available. */
+    static final String BAD_IMAGE = "1634.0.0";
+    /**
+     * What the bad commit adds to cpu-worker: wave 1 (the canary) soaks 10 s, and web must be back within 3 s of an
+     * eviction: the check fails well before a second node may start. The halt comes at the 3 s, so the soak costs nothing.
+     */
+    static final String CHECKED_ROLLOUT = """
+              rollout:
+                soak: 10s
+                healthChecks:
+                - name: web-back
+                  workloadsAvailable: {within: 3s}
+                onFailure: Halt
+            """;
+
+    /**
+     * The endless part's first chapter: cpu-worker (at {@code current}) gets an image that breaks the web Deployment,
+     * with a check that says so. The real agent replaces the canary, web's evicted pods land on it and never become
+     * available, the check fails and the pool halts with that one node touched. A halt is this chapter's expected
+     * ending, not the demo's: then {@code git revert} (a new commit clears the halt) and the canary is replaced again.
+     * True when the demo must end: the halt never came, or the revert did not complete.
+     */
+    private boolean badImage(String current) throws Exception {
+        java.nio.file.Path file = repo.work().resolve("pools/cpu-worker.yaml");
+        String before = Files.readString(file);
+        String bad = commit("cpu-worker to gardenlinux " + BAD_IMAGE + ", checked: web must be available again within 3s of an eviction"
+                + " (rollout.healthChecks workloadsAvailable)", Map.of("pools/cpu-worker.yaml", t -> image(current, BAD_IMAGE).apply(t)
+                + CHECKED_ROLLOUT));
+        world.workloads().breakOn("web", rollHash("cpu-worker"));
+        console.line("gardenlinux " + BAD_IMAGE + " boots, but web's pods never become available on it: the canary will show it");
+        waitFor(options.timeout(), () -> halt("cpu-worker").isPresent() || !failures(bad).isEmpty());
+        Optional<String> halt = halt("cpu-worker");
+        if (halt.isEmpty()) {
+            return fail("cpu-worker was not halted by its check", bad, failures(bad).isEmpty() ? Ending.TIMED_OUT : Ending.FAILED) != 0;
+        }
+        console.line("cpu-worker HALTED: " + halt.get() + "; only the canary was replaced, nothing new starts"
+                + " (nightshift resume cpu-worker or a new commit clears it)");
+        String revert = commit("git revert " + bad.substring(0, 8) + ": cpu-worker back to gardenlinux " + current
+                + " (a new commit: the halt is cleared and the bad canary replaced)", Map.of("pools/cpu-worker.yaml", t -> before));
+        if (failed(revert, "the revert of the bad image")) {
+            return true;
+        }
+        console.line("cpu-worker runs gardenlinux " + current + " on every node again; web is fully available");
+        return false;
+    }
+
+    /** The roll hash the head of the working clone gives {@code pool}: the demo's world reads no Git, it compares stamps. */
+    private String rollHash(String pool) {
+        return new dev.nightshift.spec.load.SpecLoader().load(repo.work()).specs().resolvedPools("demo").stream()
+                .filter(p -> p.name().equals(pool)).map(p -> dev.nightshift.spec.hash.HashScheme.ROLL.compute(p).value())
+                .findFirst().orElseThrow();
+    }
+
+    /** Why {@code pool} is halted, in the agent's words, while its latest report says it is. */
+    private Optional<String> halt(String pool) {
+        ReconcileReport r = console.latest();
+        if (r == null || r.plan() == null || r.plan().reports().get(pool) == null
+                || r.plan().reports().get(pool).phase() != PoolPhase.HALTED) {
+            return Optional.empty();
+        }
+        return Optional.of(r.plan().reports().get(pool).status().halt().map(dev.nightshift.agent.report.RolloutProgressJson::describe)
+                .orElse("its checks failed"));
     }
 
     /**

@@ -31,8 +31,14 @@ public final class DemoWorkloads implements AutoCloseable {
     public static final String NAMESPACE = "shop";
     static final String APP = "app";
 
+    /** The {@code pod-template-hash} of the Deployments' pods: one template each, never changed. */
+    static final String TEMPLATE_HASH = "5d8f7c9b6";
+
     private final KubernetesClient client;
     private final AtomicInteger counter = new AtomicInteger();
+    /** The Deployments whose status this stand-in keeps, by app, with the roll hash of nodes on which their pods never become available. */
+    private final java.util.Map<String, java.util.Optional<String>> deployments = new java.util.concurrent.ConcurrentHashMap<>();
+    private java.util.concurrent.ScheduledExecutorService statusLoop;
     private SharedIndexInformer<Pod> informer;
     private volatile boolean closed;
 
@@ -51,6 +57,69 @@ public final class DemoWorkloads implements AutoCloseable {
                 .withNewMetadata().withName(app).withNamespace(NAMESPACE).endMetadata()
                 .withNewSpec().withMaxUnavailable(new IntOrString(1)).withNewSelector().addToMatchLabels(APP, app).endSelector()
                 .endSpec().build()).create();
+    }
+
+    /**
+     * {@link #deploy}, the pods owned by a Deployment {@code app} (through its ReplicaSet, as the Deployment
+     * controller names it), whose {@code status.availableReplicas} this stand-in keeps: its pods, less those on a node
+     * whose image breaks it ({@link #breakOn}). The {@code workloadsAvailable} health check reads exactly that.
+     */
+    public void deployment(String pool, String app, List<String> nodes, int podsPerNode) {
+        client.apps().deployments().inNamespace(NAMESPACE).resource(new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
+                .withNewMetadata().withName(app).withNamespace(NAMESPACE).endMetadata()
+                .withNewSpec().withReplicas(nodes.size() * podsPerNode).withNewSelector().addToMatchLabels(APP, app).endSelector()
+                .endSpec().withNewStatus().withReplicas(nodes.size() * podsPerNode)
+                .withAvailableReplicas(nodes.size() * podsPerNode).endStatus().build()).create();
+        deployments.put(app, java.util.Optional.empty());
+        deploy(pool, app, nodes, podsPerNode);
+        synchronized (this) {
+            if (statusLoop == null) {
+                statusLoop = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "demo-deployment-status");
+                    t.setDaemon(true);
+                    return t;
+                });
+                statusLoop.scheduleWithFixedDelay(this::updateStatuses, 500, 500, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /**
+     * From now on, pods of Deployment {@code app} on a node stamped with {@code rollHash} start but never become
+     * available: the demo's bad image, which boots and breaks the workload, so that a real health check fails.
+     */
+    void breakOn(String app, String rollHash) {
+        deployments.put(app, java.util.Optional.of(rollHash));
+    }
+
+    /** Each Deployment's available replicas as a kubelet and the Deployment controller would report them; written when they change. */
+    private synchronized void updateStatuses() {
+        if (closed) {
+            return;
+        }
+        try {
+            java.util.Map<String, String> hashes = new java.util.HashMap<>();
+            client.nodes().list().getItems().forEach(n -> hashes.put(n.getMetadata().getName(),
+                    n.getMetadata().getAnnotations() == null ? "" : n.getMetadata().getAnnotations().getOrDefault(NodeMarks.ROLL_HASH, "")));
+            for (java.util.Map.Entry<String, java.util.Optional<String>> d : deployments.entrySet()) {
+                int available = (int) client.pods().inNamespace(NAMESPACE).withLabel(APP, d.getKey()).list().getItems().stream()
+                        .filter(p -> p.getMetadata().getDeletionTimestamp() == null && hashes.containsKey(p.getSpec().getNodeName()))
+                        .filter(p -> d.getValue().filter(bad -> bad.equals(hashes.get(p.getSpec().getNodeName()))).isEmpty())
+                        .count();
+                var deployment = client.apps().deployments().inNamespace(NAMESPACE).withName(d.getKey()).get();
+                if (deployment == null || deployment.getStatus() != null
+                        && Integer.valueOf(available).equals(deployment.getStatus().getAvailableReplicas())) {
+                    continue;
+                }
+                int wanted = deployment.getSpec().getReplicas();
+                deployment.setStatus(new io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder().withReplicas(wanted)
+                        .withAvailableReplicas(available).withReadyReplicas(available).withUnavailableReplicas(Math.max(0, wanted - available))
+                        .build());
+                client.apps().deployments().inNamespace(NAMESPACE).resource(deployment).updateStatus();
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("could not update the Deployments' status: {}", e.getMessage());
+        }
     }
 
     /** A pod of a DaemonSet on every node: drains skip it. */
@@ -94,7 +163,15 @@ public final class DemoWorkloads implements AutoCloseable {
             @Override
             public void onDelete(Pod pod, boolean unknown) {
                 if (!closed) {
+                    // The status first: a Deployment whose pod was just evicted is short at once, as the agent's check
+                    // may read it before the replacement runs; a status left at full would stop the check following it.
+                    if (deployments.containsKey(pod.getMetadata().getLabels().get(APP))) {
+                        updateStatuses();
+                    }
                     reschedule(pod);
+                    if (deployments.containsKey(pod.getMetadata().getLabels().get(APP))) {
+                        updateStatuses();
+                    }
                 }
             }
         });
@@ -136,8 +213,15 @@ public final class DemoWorkloads implements AutoCloseable {
     }
 
     private void create(String pool, String app, String node) {
-        client.pods().inNamespace(NAMESPACE).resource(new PodBuilder()
-                .withNewMetadata().withName(app + "-" + counter.incrementAndGet()).withNamespace(NAMESPACE)
+        PodBuilder pod = new PodBuilder();
+        if (deployments.containsKey(app)) {
+            // Owned as the Deployment controller owns them: the agent follows the Deployment of a pod it evicts.
+            pod.withNewMetadata().addToLabels("pod-template-hash", TEMPLATE_HASH).addNewOwnerReference().withApiVersion("apps/v1")
+                    .withKind("ReplicaSet").withName(app + "-" + TEMPLATE_HASH).withUid(app + "-" + TEMPLATE_HASH).withController(true)
+                    .endOwnerReference().endMetadata();
+        }
+        client.pods().inNamespace(NAMESPACE).resource(pod
+                .editOrNewMetadata().withName(app + "-" + counter.incrementAndGet()).withNamespace(NAMESPACE)
                 .addToLabels(APP, app).addToLabels(NodeMarks.POOL, pool).endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName(app).withImage(app + ":1").endContainer().endSpec()
                 .withNewStatus().withPhase("Running").endStatus().build()).create();
@@ -146,6 +230,11 @@ public final class DemoWorkloads implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        synchronized (this) {
+            if (statusLoop != null) {
+                statusLoop.shutdownNow();
+            }
+        }
         if (informer != null) {
             informer.close();
         }

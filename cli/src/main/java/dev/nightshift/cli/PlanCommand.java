@@ -30,6 +30,7 @@ import dev.nightshift.spec.model.SpecSet;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.HealthVerdict;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.plan.Plan;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -113,7 +114,14 @@ public final class PlanCommand implements Callable<Integer> {
             DesiredCluster desired = offered.withPools(offered.pools().stream()
                     .map(p -> held.containsKey(p.name()) ? DesiredPool.of(held.get(p.name()).actedOn()) : p).toList());
             // The control plane as the agent reads it: with a control-plane node NotReady, no pool starts.
-            ObservedCluster observed = observer.observe(window.maintenanceState(), observer.controlPlaneNodesReady(), pools);
+            // Health checks are the agent's to judge (plan queries no Prometheus): planned as passing, as the waves line
+            // says, so that a pool with checks shows what its next wave does instead of waiting on checks never asked.
+            // A halt the agent recorded still holds the pool.
+            Map<String, HealthVerdict> passing = new HashMap<>();
+            desired.pools().stream().filter(p -> !p.spec().rollout().healthChecks().isEmpty())
+                    .forEach(p -> passing.put(p.name(), HealthVerdict.PASSING));
+            ObservedCluster observed = observer.observe(window.maintenanceState(), observer.controlPlaneNodesReady(), pools)
+                    .withHealth(passing);
             Plan plan = new RolloutPlanner().plan(desired, observed, now);
             // What is left, pool after pool in role order, with each pool's durations as its record keeps them.
             Map<String, PoolDurations> history = new HashMap<>();

@@ -158,7 +158,9 @@ final class PlanView {
                     : " (commit " + t.shortRevision() + ")").append(": ").append(t.summary(REASONS_SHOWN)).append('\n'));
             p.steps().forEach((node, steps) -> b.append("    next:     ").append(node).append(": ").append(String.join(", ", steps)).append('\n'));
             p.blocked().forEach(x -> b.append("    blocked:  ").append(x).append('\n'));
-            p.waves().ifPresent(w -> b.append("    waves:    ").append(w).append('\n'));
+            p.waves().ifPresent(w -> b.append("    waves:    ").append(w)
+                    .append(w.contains("checks: ") ? " (this plan takes the checks as passing: it queries no Prometheus; the agent judges them)" : "")
+                    .append('\n'));
             p.eta().eta().ifPresent(e -> b.append("    eta:      ").append(e.text(p.eta().zone()))
                     .append(e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")).append('\n'));
             p.eta().leftOut().ifPresent(x -> b.append("    eta:      none: ").append(x).append('\n'));

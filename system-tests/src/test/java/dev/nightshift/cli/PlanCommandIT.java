@@ -321,7 +321,8 @@ class PlanCommandIT {
                     .readTree(run(kube, "plan", "--spec", specs.toString(), "--output", "json"));
 
             String waves = "3 waves, 2 soaks of 10m; checks: evicted-workloads-back; at most 3 failed machines in a row; on failure: Halt";
-            assertThat(text).contains("    waves:    " + waves + "\n");
+            assertThat(text).contains("    waves:    " + waves
+                    + " (this plan takes the checks as passing: it queries no Prometheus; the agent judges them)\n");
             assertThat(text.lines().filter(l -> l.startsWith("    waves:"))).as("web-canary rolls as the canary").hasSize(1);
             assertThat(text.indexOf("    waves:")).as("under web's row").isGreaterThan(text.indexOf("\nweb "))
                     .isLessThan(text.indexOf("\nweb-canary "));
@@ -329,6 +330,42 @@ class PlanCommandIT {
             json.path("pools").forEach(p -> pools.put(p.path("pool").asText(), p));
             assertThat(pools.get("web").path("waves").asText()).isEqualTo(waves);
             assertThat(pools.get("web-canary").path("waves").isNull()).isTrue();
+        }
+    }
+
+    /**
+     * A validated pool with a health check and outdated nodes: plan shows its canary starting, the check taken as
+     * passing (plan queries no Prometheus), where judging it unknown would show the pool waiting on a check never asked.
+     */
+    @Test
+    void aPoolWithChecksIsPlannedAsIfTheyPassAndSaysSo() throws Exception {
+        try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+            Path specs = bumpedSpecWithRecord(kube);
+            java.nio.file.Files.writeString(specs.resolve("pools/web.yaml"), pool("web").replace("1631.0.0", "1632.0.0") + """
+                      rollout:
+                        waves: [1, "100%"]
+                        soak: 10m
+                        healthChecks:
+                        - name: error-rate
+                          prometheus: {query: 'vector(0)', max: 0.01}
+                    """);
+            kube.client().configMaps().inNamespace(dev.nightshift.agent.run.Agent.NAMESPACE).withName(
+                    dev.nightshift.agent.kube.PoolStatusRecords.name("web")).edit(cm -> {
+                        cm.getData().putAll(dev.nightshift.agent.kube.PoolStatusRecords.data(
+                                dev.nightshift.strategies.model.PoolStatus.NEW.withValidationStreak(5)));
+                        return cm;
+                    });
+            kube.clearRequests();
+
+            com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(run(kube, "plan", "--spec", specs.toString(), "--output", "json"));
+
+            com.fasterxml.jackson.databind.JsonNode web = java.util.stream.StreamSupport.stream(json.path("pools").spliterator(), false)
+                    .filter(p -> p.path("pool").asText().equals("web")).findFirst().orElseThrow();
+            assertThat(web.path("nextSteps").findValuesAsText("steps").toString() + web.path("nextSteps"))
+                    .as("the canary's first disruption is planned").containsAnyOf("CreateMachine", "Cordon", "Drain");
+            assertThat(web.path("blockedBy").toString()).doesNotContain("unknown");
+            assertThat(kube.requests()).noneMatch(r -> r.isWrite());
         }
     }
 

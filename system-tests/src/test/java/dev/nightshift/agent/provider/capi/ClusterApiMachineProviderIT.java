@@ -890,16 +890,11 @@ class ClusterApiMachineProviderIT {
         capi.machine(OLD_SET + "-eeeee", OLD_SET, node);
         kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(node).addToLabels(NodeMarks.POOL, POOL)
                 .endMetadata().build()).create();
-        ClusterApiMachineProvider provider = new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(NS, CLUSTER, Map.of()), clock);
-        ClusterObserver observer = new ClusterObserver(kube.client(), "nightshift-system", provider, () -> { }, clock);
-        closing.add(observer);
-        Evictor evictor = new Evictor(kube.client().getConfiguration());
-        closing.add(evictor);
+        Acting acting = acting();
+        ClusterObserver observer = acting.observer();
+        StepExecutor executor = acting.executor();
         DesiredPool desired = ClusterApiFixtures.desired();
-        StepExecutor executor = new StepExecutor(kube.client(), evictor, observer, provider, new NoNodeUpdates(),
-                clock, new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
-        observer.start();
-        await().until(() -> observer.watching() && provider.watching() && observer.node(node).isPresent());
+        await().until(() -> observer.node(node).isPresent());
 
         executor.execute(new Step.Stamp(node, POOL, desired.rollHash(), desired.kubeletHash(), true));
 
@@ -922,16 +917,10 @@ class ClusterApiMachineProviderIT {
         kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
                 .addToLabels("kubernetes.io/hostname", node)
                 .addToAnnotations(NodeMarks.ROLL_HASH, "3".repeat(32)).endMetadata().build()).create();
-        ClusterApiMachineProvider provider = new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(NS, CLUSTER, Map.of()), clock);
-        ClusterObserver observer = new ClusterObserver(kube.client(), "nightshift-system", provider, () -> { }, clock);
-        closing.add(observer);
-        Evictor evictor = new Evictor(kube.client().getConfiguration());
-        closing.add(evictor);
+        Acting acting = acting();
+        ClusterObserver observer = acting.observer();
+        StepExecutor executor = acting.executor();
         DesiredPool desired = ClusterApiFixtures.desired();
-        StepExecutor executor = new StepExecutor(kube.client(), evictor, observer, provider, new NoNodeUpdates(),
-                clock, new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
-        observer.start();
-        await().until(() -> observer.watching() && provider.watching());
         kube.clearRequests();
 
         executor.settle(desired, observer.unmarked(POOL));
@@ -958,6 +947,23 @@ class ClusterApiMachineProviderIT {
     }
 
     /** The cluster-api provider has no node updates of its own. */
+    /** The provider as the agent's executor drives it: its observer and executor, started and watching. */
+    private record Acting(ClusterObserver observer, StepExecutor executor) {
+    }
+
+    private Acting acting() throws Exception {
+        ClusterApiMachineProvider provider = new ClusterApiMachineProvider(kube.client(), new ClusterApiSettings(NS, CLUSTER, Map.of()), clock);
+        ClusterObserver observer = new ClusterObserver(kube.client(), "nightshift-system", provider, () -> { }, clock);
+        closing.add(observer);
+        Evictor evictor = new Evictor(kube.client().getConfiguration());
+        closing.add(evictor);
+        StepExecutor executor = new StepExecutor(kube.client(), evictor, observer, provider, new NoNodeUpdates(),
+                clock, new EventRecorder(kube.client(), clock, EventRecorder.COMPONENT));
+        observer.start();
+        await().until(() -> observer.watching() && provider.watching());
+        return new Acting(observer, executor);
+    }
+
     private static final class NoNodeUpdates implements NodeUpdater {
         @Override
         public void updateInPlace(DesiredPool pool, String node) {

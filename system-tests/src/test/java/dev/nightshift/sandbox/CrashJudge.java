@@ -158,6 +158,31 @@ final class CrashJudge {
     }
 
     /**
+     * Never more than count + maxSurge Machine objects of the pool's MachineDeployment at once, replaying the watched
+     * Machine events in order: a Machine counts from its creation until it is gone (one being deleted still takes its
+     * place, as Cluster API's own rollouts count it). The first excess is named, with the Machines then.
+     */
+    List<String> machineObjectsBeyondSurge(String deployment, String pool, List<ClusterApiWatch.MachineEvent> events) {
+        PoolLimits limits = pools.get(pool);
+        Set<String> present = new TreeSet<>();
+        for (ClusterApiWatch.MachineEvent e : events) {
+            if (!deployment.equals(e.deployment())) {
+                continue;
+            }
+            if (e.type() == NodeEvent.Type.DELETED) {
+                present.remove(e.machine());
+            } else {
+                present.add(e.machine());
+            }
+            if (limits != null && present.size() > limits.count() + limits.maxSurge()) {
+                return List.of(deployment + " had " + present.size() + " Machines (at most " + (limits.count() + limits.maxSurge())
+                        + ") after watched event " + e.line() + ": " + present);
+            }
+        }
+        return List.of();
+    }
+
+    /**
      * Never fewer than count − maxUnavailable available nodes (Ready and not cordoned) in a pool,
      * replaying the watched node events; judged once the pool first had count available nodes (the
      * watch's first list arrives node by node). A node belongs to the pool its

@@ -39,7 +39,8 @@ record CrashDraw(long seed, int maxNodes, Provider provider, int nodes, String m
 
         /**
          * The machine API holds its answer to its {@code n}th create or {@code n}th replace, whichever comes first, the work
-         * done (http; the first kill only: the ordinals count from the sandbox's start).
+         * done (http; the first kill only: the ordinals count from the sandbox's start). The held create's machine is not
+         * listed until the answer is sent: the next agent sends the create again.
          */
         record HeldAnswer(int n) implements Moment {
             @Override
@@ -156,7 +157,7 @@ record CrashDraw(long seed, int maxNodes, Provider provider, int nodes, String m
 
     /** The command that runs this draw alone. */
     String rerun() {
-        return "mvn -B -o -pl system-tests -am verify -Dit.test=ProviderCrashModelIT -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false"
+        return "mvn -B -o -pl system-tests -am verify -Dit.test=ProviderCrashModelIT -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false"
                 + " -Dnightshift.crashmodel.seed=" + seed + " -Dnightshift.crashmodel.maxNodes=" + maxNodes;
     }
 

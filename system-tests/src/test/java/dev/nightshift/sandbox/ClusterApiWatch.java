@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -64,8 +65,10 @@ final class ClusterApiWatch implements AutoCloseable {
     private final Map<String, Integer> replicasNow = new HashMap<>();
     private final SharedIndexInformer<GenericKubernetesResource> machineInformer;
     private final SharedIndexInformer<GenericKubernetesResource> deploymentInformer;
+    private final Set<String> seenLeaving = new HashSet<>();
     private long sequence;
     private Consumer<String> onLeaving;
+    private int leavingToGo;
 
     /** Starts watching the Machines and MachineDeployments of {@code namespace}. */
     ClusterApiWatch(KubernetesClient client, String namespace, Clock clock) {
@@ -108,7 +111,8 @@ final class ClusterApiWatch implements AutoCloseable {
                 o.at("/metadata/annotations").path("nightshift.dev/roll-hash").asText(null));
         machines.add(event);
         lines.add(event.line());
-        if (event.deleting() && type != NodeEvent.Type.DELETED) {
+        // Counted once per Machine: a Machine being deleted is modified again (finalizers, status) before it is gone.
+        if (event.deleting() && type != NodeEvent.Type.DELETED && seenLeaving.add(event.machine())) {
             leaving("Machine " + event.machine() + " of node " + event.node() + " being deleted");
         }
     }
@@ -130,7 +134,7 @@ final class ClusterApiWatch implements AutoCloseable {
     }
 
     private void leaving(String what) {
-        if (onLeaving != null) {
+        if (onLeaving != null && --leavingToGo == 0) {
             Consumer<String> action = onLeaving;
             onLeaving = null;
             action.accept(what);
@@ -142,6 +146,15 @@ final class ClusterApiWatch implements AutoCloseable {
      * leave: a MachineDeployment's replicas lowered, or a Machine being deleted. Once.
      */
     synchronized void whenAMachineStartsToLeave(Consumer<String> action) {
+        whenMachinesStartToLeave(1, action);
+    }
+
+    /**
+     * {@link #whenAMachineStartsToLeave}, at the {@code n}th time from now: each lowering of a MachineDeployment's
+     * replicas counts, and each Machine whose deletion is seen, once. Replaces an action not yet run.
+     */
+    synchronized void whenMachinesStartToLeave(int n, Consumer<String> action) {
+        this.leavingToGo = n;
         this.onLeaving = action;
     }
 

@@ -98,6 +98,31 @@ final class CrashJudge {
         return violations;
     }
 
+    /**
+     * A machine as a listing of the machine API showed it: its surge partner ({@code nightshift.dev/surge-for}) and roll
+     * hash from its record, null when it has none.
+     */
+    record ListedMachine(String machine, String surgeFor, String rollHash) {
+    }
+
+    /**
+     * No surge machine made twice: at most one machine ever listed per surge partner and target roll hash. A create sent
+     * again after its answer was lost, or by a new agent after a crash, must find the first machine (its idempotency key),
+     * never make a second one for the same partner.
+     */
+    List<String> surgeMachinesMadeTwice(java.util.Collection<ListedMachine> listed) {
+        Map<String, Set<String>> byPartner = new TreeMap<>();
+        listed.stream().filter(m -> m.surgeFor() != null).forEach(m -> byPartner.computeIfAbsent(m.surgeFor() + " at roll hash "
+                + m.rollHash(), k -> new TreeSet<>()).add(m.machine()));
+        List<String> violations = new ArrayList<>();
+        byPartner.forEach((partner, machines) -> {
+            if (machines.size() > 1) {
+                violations.add("surge partner " + partner + " got " + machines.size() + " machines: " + machines);
+            }
+        });
+        return violations;
+    }
+
     /** Each replaced machine has exactly one replacement, and each replacement replaces a machine that was replaced. */
     List<String> replacementsNotOne(List<MachineApiLogs.MachineEvent> machines) {
         Map<String, List<String>> replacements = new TreeMap<>();
@@ -155,6 +180,31 @@ final class CrashJudge {
             }
         }
         return violations;
+    }
+
+    /**
+     * Never more than count + maxSurge Machine objects of the pool's MachineDeployment at once, replaying the watched
+     * Machine events in order: a Machine counts from its creation until it is gone (one being deleted still takes its
+     * place, as Cluster API's own rollouts count it). The first excess is named, with the Machines then.
+     */
+    List<String> machineObjectsBeyondSurge(String deployment, String pool, List<ClusterApiWatch.MachineEvent> events) {
+        PoolLimits limits = pools.get(pool);
+        Set<String> present = new TreeSet<>();
+        for (ClusterApiWatch.MachineEvent e : events) {
+            if (!deployment.equals(e.deployment())) {
+                continue;
+            }
+            if (e.type() == NodeEvent.Type.DELETED) {
+                present.remove(e.machine());
+            } else {
+                present.add(e.machine());
+            }
+            if (limits != null && present.size() > limits.count() + limits.maxSurge()) {
+                return List.of(deployment + " had " + present.size() + " Machines (at most " + (limits.count() + limits.maxSurge())
+                        + ") after watched event " + e.line() + ": " + present);
+            }
+        }
+        return List.of();
     }
 
     /**

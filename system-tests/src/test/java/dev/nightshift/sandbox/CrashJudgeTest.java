@@ -120,6 +120,40 @@ class CrashJudgeTest {
                 .contains("pool surge had 2 available nodes (at least 3 required)");
     }
 
+    @Test
+    void aThirdMachineObjectOfAPoolOfTwoWithSurgeOneIsBeyondTheSurgeUntilOneIsGone() {
+        CrashJudge judge = new CrashJudge(List.of(new CrashJudge.PoolLimits("web", 2, 1, 0)));
+        List<ClusterApiWatch.MachineEvent> events = new ArrayList<>();
+        for (String machine : List.of("md-a", "md-b", "md-c")) {
+            events.add(capiMachine(events.size() + 1, NodeEvent.Type.ADDED, machine, false));
+        }
+        // Being deleted, md-a still takes its place: the fourth comes too early.
+        events.add(capiMachine(events.size() + 1, NodeEvent.Type.MODIFIED, "md-a", true));
+        assertThat(judge.machineObjectsBeyondSurge("md", "web", events)).isEmpty();
+        events.add(capiMachine(events.size() + 1, NodeEvent.Type.ADDED, "md-d", false));
+
+        assertThat(judge.machineObjectsBeyondSurge("md", "web", events)).singleElement().asString()
+                .contains("md had 4 Machines (at most 3)", "md-d");
+        events.remove(events.size() - 1);
+        events.add(capiMachine(events.size() + 1, NodeEvent.Type.DELETED, "md-a", true));
+        events.add(capiMachine(events.size() + 1, NodeEvent.Type.ADDED, "md-d", false));
+        assertThat(judge.machineObjectsBeyondSurge("md", "web", events)).isEmpty();
+    }
+
+    private static ClusterApiWatch.MachineEvent capiMachine(long sequence, NodeEvent.Type type, String machine, boolean deleting) {
+        return new ClusterApiWatch.MachineEvent(sequence, Instant.EPOCH, type, machine, "md", null, deleting, false, null);
+    }
+
+    @Test
+    void aSecondMachineForTheSameSurgePartnerAndHashIsASurgeMadeTwice() {
+        List<CrashJudge.ListedMachine> listed = List.of(new CrashJudge.ListedMachine("m-surge-4", "surge-1", "h2"),
+                new CrashJudge.ListedMachine("m-surge-5", "surge-2", "h2"), new CrashJudge.ListedMachine("m-surge-6", "surge-1", "h3"),
+                new CrashJudge.ListedMachine("m-surge-1", null, "h1"), new CrashJudge.ListedMachine("m-surge-7", "surge-1", "h2"));
+
+        assertThat(JUDGE.surgeMachinesMadeTwice(listed))
+                .containsExactly("surge partner surge-1 at roll hash h2 got 2 machines: [m-surge-4, m-surge-7]");
+    }
+
     private void seedBoth() {
         for (String pool : List.of("surge", "swap")) {
             for (int i = 1; i <= 3; i++) {

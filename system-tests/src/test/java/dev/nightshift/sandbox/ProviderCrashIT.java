@@ -16,25 +16,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import java.util.stream.StreamSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.nightshift.agent.kube.NodeMarks;
-import dev.nightshift.agent.kube.PoolStatusRecords;
-import dev.nightshift.agent.run.Agent;
-import dev.nightshift.sandbox.capi.ClusterApiResources;
 import dev.nightshift.spec.load.LoadResult;
 import dev.nightshift.spec.load.SpecLoader;
 import dev.nightshift.strategies.model.DesiredPool;
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -73,7 +62,6 @@ class ProviderCrashIT {
     private static final Duration ROLLOUT = Duration.ofSeconds(240);
     /** How long the machine API holds back the answer to the create the agent is killed at: longer than a new agent takes. */
     private static final Duration HOLD = Duration.ofSeconds(15);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path tmp;
@@ -83,6 +71,7 @@ class ProviderCrashIT {
     private KubernetesClient client;
     private ClusterWatch nodes;
     private ClusterApiWatch clusterApi;
+    private RolledOutPool world;
 
     @AfterEach
     void stopEverything() {
@@ -120,8 +109,7 @@ class ProviderCrashIT {
         AgentProcess first = startAgent(() -> AgentProcess.startWithConfig(sandbox.info(), screen()));
         await("the agent labels the 8 Machines' nodes with the pool and stamps them (adopted)").atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(200)).failFast("the agent exited", first::endedByItself)
-                .until(() -> poolNodes(limits.pool()).size() == 8
-                        && poolNodes(limits.pool()).stream().allMatch(n -> oldHash.equals(annotation(n, NodeMarks.ROLL_HASH))));
+                .until(() -> world.allAt(limits.pool(), 8, oldHash));
         AtomicReference<String> leaving = new AtomicReference<>();
         clusterApi.whenAMachineStartsToLeave(what -> {
             first.sigkill();
@@ -135,7 +123,7 @@ class ProviderCrashIT {
                 + " ms after the push, as " + leaving.get();
         AgentProcess second = startAgent(() -> AgentProcess.startWithConfig(sandbox.info(), screen()));
 
-        awaitRolledOut(pushed, second, limits, Optional.empty(), kill, () -> assertClusterApiRolledOut(limits, md, newHash));
+        awaitRolledOut(pushed, second, limits, Optional.empty(), kill, () -> world.assertClusterApi(limits, md, newHash));
         Duration rollout = Duration.between(pushed, Instant.now());
         second.kill();
 
@@ -175,7 +163,7 @@ class ProviderCrashIT {
         String initial = sandbox.git("rev-parse", "HEAD").strip();
         await("the agent accepts the first commit for the pool, whose 6 nodes the cloud labelled").atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(200)).failFast("the agent exited", first::endedByItself)
-                .until(() -> poolNodes(limits.pool()).size() == 6 && initial.equals(acceptedCommit(limits.pool())));
+                .until(() -> world.nodes(limits.pool()).size() == 6 && initial.equals(world.acceptedCommit(limits.pool())));
 
         Instant pushed = push(limits.pool());
         awaitOrReport("the third create done by the cloud, its answer held", () -> logs.requests().stream().anyMatch(
@@ -188,7 +176,7 @@ class ProviderCrashIT {
                 + " ms after the push, the third create (machine " + made + ") done and its answer held";
         AgentProcess second = startAgent(() -> AgentProcess.startWithConfig(sandbox.info(), screen()));
 
-        awaitRolledOut(pushed, second, limits, Optional.of(logs), kill, () -> assertMachineApiRolledOut(limits, newHash));
+        awaitRolledOut(pushed, second, limits, Optional.of(logs), kill, () -> world.assertMachineApi(limits, newHash));
         Duration rollout = Duration.between(pushed, Instant.now());
         second.kill();
 
@@ -200,63 +188,6 @@ class ProviderCrashIT {
         assertThat(nodes.drainOrder()).as("the nodes whose drain the watch saw start").hasSizeGreaterThanOrEqualTo(limits.count());
         System.out.printf("ProviderCrashIT http, pool-labelling cloud: %s; rollout %d s after the push, %d s in all%n", kill,
                 rollout.toSeconds(), Duration.between(started, Instant.now()).toSeconds());
-    }
-
-    // ---- the end states ---------------------------------------------------------------------------------------------
-
-    /**
-     * Exactly {@code count} nodes in the pool, Ready, none cordoned or draining, each at the new roll hash; the
-     * MachineDeployment at {@code count} replicas with {@code count} Machines, none being deleted, each carrying the new
-     * roll hash and naming one of those nodes.
-     */
-    private void assertClusterApiRolledOut(CrashJudge.PoolLimits limits, String md, String newHash) {
-        List<Node> pool = poolNodes(limits.pool());
-        assertSettled(pool, limits);
-        assertThat(pool).as("the pool's nodes at the new roll hash")
-                .allSatisfy(n -> assertThat(annotation(n, NodeMarks.ROLL_HASH)).as(n.getMetadata().getName()).isEqualTo(newHash));
-        GenericKubernetesResource deployment = client.genericKubernetesResources(ClusterApiResources.MACHINE_DEPLOYMENTS)
-                .inNamespace("default").withName(md).get();
-        assertThat(JSON.valueToTree(deployment).at("/spec/replicas").asInt()).as("%s's replicas", md).isEqualTo(limits.count());
-        List<JsonNode> machines = client.genericKubernetesResources(ClusterApiResources.MACHINES).inNamespace("default")
-                .withLabel("cluster.x-k8s.io/deployment-name", md).list().getItems().stream().map(m -> JSON.<JsonNode>valueToTree(m))
-                .toList();
-        assertThat(machines).as("%s's Machines", md).hasSize(limits.count()).allSatisfy(m -> {
-            assertThat(m.at("/metadata/deletionTimestamp").isMissingNode()).as("%s being deleted", m.at("/metadata/name")).isTrue();
-            assertThat(m.at("/metadata/annotations").path(NodeMarks.ROLL_HASH).asText()).as("%s's roll hash", m.at("/metadata/name"))
-                    .isEqualTo(newHash);
-        });
-        assertThat(machines.stream().map(m -> m.at("/status/nodeRef/name").asText()).toList()).as("the Machines' nodes")
-                .containsExactlyInAnyOrderElementsOf(pool.stream().map(n -> n.getMetadata().getName()).toList());
-    }
-
-    /**
-     * Exactly {@code count} machines in the machine API's listing, all running with the new roll hash on their records;
-     * the pool's nodes exactly theirs, Ready, none cordoned or draining, none carrying another roll hash (an adapter that
-     * labels its nodes gets no hashes copied onto them: the record is the truth).
-     */
-    private void assertMachineApiRolledOut(CrashJudge.PoolLimits limits, String newHash) throws Exception {
-        var answer = sandbox.machineApi("GET", "/v1/pools/" + limits.pool() + "/machines", null);
-        assertThat(answer.statusCode()).as("listing pool %s: %s", limits.pool(), answer.body()).isEqualTo(200);
-        List<JsonNode> machines = StreamSupport.stream(JSON.readTree(answer.body()).path("machines").spliterator(), false).toList();
-        assertThat(machines).as("the pool's machines in the machine API").hasSize(limits.count()).allSatisfy(m -> {
-            assertThat(m.path("state").asText()).as("%s's state", m.path("id")).isEqualTo("running");
-            assertThat(m.path("annotations").path(NodeMarks.ROLL_HASH).asText()).as("%s's roll hash", m.path("id")).isEqualTo(newHash);
-        });
-        List<Node> pool = poolNodes(limits.pool());
-        assertSettled(pool, limits);
-        assertThat(pool.stream().map(n -> n.getMetadata().getName()).toList()).as("the pool's nodes: the machines' nodes")
-                .containsExactlyInAnyOrderElementsOf(machines.stream().map(m -> m.path("nodeName").asText()).toList());
-        assertThat(pool).as("no node at another roll hash").allSatisfy(n -> assertThat(annotation(n, NodeMarks.ROLL_HASH))
-                .as(n.getMetadata().getName()).isIn("", newHash));
-    }
-
-    private static void assertSettled(List<Node> pool, CrashJudge.PoolLimits limits) {
-        assertThat(pool).as("the pool's nodes").hasSize(limits.count()).allSatisfy(n -> {
-            assertThat(Boolean.TRUE.equals(n.getSpec().getUnschedulable())).as("%s cordoned", n.getMetadata().getName()).isFalse();
-            assertThat(annotation(n, NodeMarks.DRAIN_STARTED_AT)).as("%s draining", n.getMetadata().getName()).isEmpty();
-            assertThat(n.getStatus().getConditions()).as("%s Ready", n.getMetadata().getName())
-                    .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-        });
     }
 
     // ---- the run --------------------------------------------------------------------------------------------------
@@ -284,6 +215,7 @@ class ProviderCrashIT {
         client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(
                 Files.readString(sandbox.info().kubeconfig(), StandardCharsets.UTF_8))).build();
         nodes = new ClusterWatch(client, Clock.systemUTC());
+        world = new RolledOutPool(client, sandbox);
     }
 
     /** Bumps the pool's image in the sandbox's clone and pushes it with {@code git}; returns when. */
@@ -319,20 +251,6 @@ class ProviderCrashIT {
     }
 
     // ---- what the world holds -------------------------------------------------------------------------------------
-
-    private List<Node> poolNodes(String pool) {
-        return client.nodes().withLabel(NodeMarks.POOL, pool).list().getItems();
-    }
-
-    /** The commit the agent accepted for the pool, from its status record; null before it has one. */
-    private String acceptedCommit(String pool) {
-        ConfigMap record = client.configMaps().inNamespace(Agent.NAMESPACE).withName(PoolStatusRecords.name(pool)).get();
-        return record == null || record.getData() == null ? null : record.getData().get(PoolStatusRecords.ACCEPTED_COMMIT);
-    }
-
-    private static String annotation(Node node, String key) {
-        return Optional.ofNullable(node.getMetadata().getAnnotations()).map(a -> a.getOrDefault(key, "")).orElse("");
-    }
 
     /** The kill, the violations, and the tails of what the world recorded and the processes printed, for a failure message. */
     private String report(String kill, List<String> violations, Optional<MachineApiLogs> logs) {

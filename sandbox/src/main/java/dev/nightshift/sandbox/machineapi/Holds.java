@@ -21,6 +21,11 @@ import java.util.Optional;
  * if the answer had been lost on the way, so that the agent, alive, sends the same request again
  * (logged {@code "phase": "lost-answer"}). With deterministic idempotency keys the repeat makes
  * nothing new; with random ones it would make a second machine, which the crash test must see.
+ *
+ * <p>{@code create:N:SECONDS:unlisted} holds the Nth create's answer and leaves its machine out of listings until the
+ * answer is sent: a cloud whose listings show a machine only once the request that made it completes (as eventually
+ * consistent listings do), so that an agent started after a crash there does not see the machine and sends the same
+ * create again; its idempotency key must find the first machine.
  */
 public final class Holds {
 
@@ -28,30 +33,39 @@ public final class Holds {
 
     static final String LOST = "lost";
 
+    static final String UNLISTED = "unlisted";
+
     private final Map<Operation, Map<Integer, Duration>> holds;
     private final Map<Operation, java.util.Set<Integer>> losses;
+    private final java.util.Set<Integer> unlistedCreates;
 
-    private Holds(Map<Operation, Map<Integer, Duration>> holds, Map<Operation, java.util.Set<Integer>> losses) {
+    private Holds(Map<Operation, Map<Integer, Duration>> holds, Map<Operation, java.util.Set<Integer>> losses,
+                  java.util.Set<Integer> unlistedCreates) {
         this.holds = holds;
         this.losses = losses;
+        this.unlistedCreates = unlistedCreates;
     }
 
     /** Holds nothing. */
     public static Holds none() {
-        return new Holds(Map.of(), Map.of());
+        return new Holds(Map.of(), Map.of(), java.util.Set.of());
     }
 
     /** Parses {@code OP:N[:SECONDS],…}; empty holds nothing; a wrong part is an {@link IllegalArgumentException} naming it. */
     public static Holds parse(String text) {
         Map<Operation, Map<Integer, Duration>> holds = new HashMap<>();
         Map<Operation, java.util.Set<Integer>> losses = new HashMap<>();
+        java.util.Set<Integer> unlisted = new java.util.HashSet<>();
         if (text == null || text.isBlank()) {
             return none();
         }
         for (String part : text.split(",")) {
-            String[] fields = part.strip().split(":");
+            String[] written = part.strip().split(":");
+            boolean unlistedCreate = written.length == 4 && UNLISTED.equals(written[3]) && written[0].equals(Operation.CREATE.shortName());
+            String[] fields = unlistedCreate ? java.util.Arrays.copyOf(written, 3) : written;
             if (fields.length < 2 || fields.length > 3) {
-                throw new IllegalArgumentException("hold \"" + part.strip() + "\" is not OP:N, OP:N:SECONDS or OP:N:" + LOST);
+                throw new IllegalArgumentException("hold \"" + part.strip() + "\" is not OP:N, OP:N:SECONDS or OP:N:" + LOST
+                        + " (a create also create:N:SECONDS:" + UNLISTED + ")");
             }
             Operation operation = Operation.of(fields[0]).orElseThrow(() -> new IllegalArgumentException("hold \"" + part.strip()
                     + "\": \"" + fields[0] + "\" is not one of " + Operation.names()));
@@ -60,10 +74,13 @@ public final class Holds {
                 losses.computeIfAbsent(operation, o -> new java.util.HashSet<>()).add(ordinal);
                 continue;
             }
+            if (unlistedCreate) {
+                unlisted.add(ordinal);
+            }
             long seconds = fields.length == 3 ? positive(fields[2], part) : DEFAULT_SECONDS;
             holds.computeIfAbsent(operation, o -> new HashMap<>()).put(ordinal, Duration.ofSeconds(seconds));
         }
-        return new Holds(Map.copyOf(holds), Map.copyOf(losses));
+        return new Holds(Map.copyOf(holds), Map.copyOf(losses), java.util.Set.copyOf(unlisted));
     }
 
     private static int positive(String number, String part) {
@@ -81,6 +98,11 @@ public final class Holds {
     /** How long to hold the answer to the {@code ordinal}-th request of {@code operation}, if at all. */
     Optional<Duration> of(Operation operation, int ordinal) {
         return Optional.ofNullable(holds.getOrDefault(operation, Map.of()).get(ordinal));
+    }
+
+    /** Whether the {@code ordinal}-th create's machine is left out of listings while its answer is held. */
+    boolean unlisted(Operation operation, int ordinal) {
+        return operation == Operation.CREATE && unlistedCreates.contains(ordinal);
     }
 
     /** Whether the answer to the {@code ordinal}-th request of {@code operation} is lost (a 503 after the work is done). */

@@ -60,6 +60,8 @@ public final class MachineApiServer implements AutoCloseable {
     private final MachineApiCloud cloud;
     private final RequestLog requests;
     private final Holds holds;
+    /** Machines whose create's answer is held with {@code unlisted}: left out of listings until it is sent. */
+    private final java.util.Set<String> unlisted = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final byte[] token;
     private final Path tokenFile;
     private final Clock clock;
@@ -171,8 +173,13 @@ public final class MachineApiServer implements AutoCloseable {
                 answer = Answer.error(503, "the answer was lost on the way (the sandbox's test hook --machine-api-hold)", null, 0);
                 log(method, path, key, answer, RequestLog.Phase.ANSWERED);
             } else if (hold.isPresent()) {
+                boolean hidden = holds.unlisted(answer.operation(), answer.ordinal()) && answer.machine() != null
+                        && unlisted.add(answer.machine());
                 log(method, path, key, answer, RequestLog.Phase.HELD);
                 awaitRelease(hold.get());
+                if (hidden) {
+                    unlisted.remove(answer.machine());
+                }
                 log(method, path, key, answer, RequestLog.Phase.RELEASED);
             } else {
                 log(method, path, key, answer, RequestLog.Phase.ANSWERED);
@@ -214,7 +221,8 @@ public final class MachineApiServer implements AutoCloseable {
             return switch (method) {
                 case "GET" -> {
                     int n = count(Operation.LIST);
-                    yield new Answer(200, MachineApiJson.machineList(cloud.list(pool)), Operation.LIST, n, null);
+                    yield new Answer(200, MachineApiJson.machineList(cloud.list(pool).stream().filter(machine -> !unlisted.contains(machine.id()))
+                            .toList()), Operation.LIST, n, null);
                 }
                 case "POST" -> create(exchange, pool, key);
                 default -> notAllowed(exchange, method, path, "GET, POST");

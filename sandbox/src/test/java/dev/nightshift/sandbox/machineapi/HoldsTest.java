@@ -38,4 +38,15 @@ class HoldsTest {
         assertThatThrownBy(() -> Holds.parse("create")).hasMessageContaining("is not OP:N, OP:N:SECONDS or OP:N:lost");
         assertThatThrownBy(() -> Holds.parse("create:1:lose")).hasMessageContaining("\"lose\" is not a positive number");
     }
+
+    @Test
+    void anUnlistedCreateIsHeldAndOnlyCreatesCanBeUnlisted() {
+        Holds holds = Holds.parse("create:2:10:unlisted,replace:1:10");
+
+        assertThat(holds.of(Operation.CREATE, 2)).contains(Duration.ofSeconds(10));
+        assertThat(holds.unlisted(Operation.CREATE, 2)).isTrue();
+        assertThat(holds.unlisted(Operation.CREATE, 1)).isFalse();
+        assertThat(holds.unlisted(Operation.REPLACE, 1)).isFalse();
+        assertThatThrownBy(() -> Holds.parse("replace:1:10:unlisted")).hasMessageContaining("create:N:SECONDS:unlisted");
+    }
 }

@@ -511,38 +511,8 @@ class ProviderCrashModelIT {
 
     /** The cluster (window always open, the three images) and the pool of the draw at {@code image}. */
     private static Path writeSpec(Path dir, CrashDraw draw, String image) throws IOException {
-        Files.createDirectories(dir.resolve("pools"));
-        Files.writeString(dir.resolve("cluster.yaml"), """
-                apiVersion: nightshift.dev/v1alpha1
-                kind: Cluster
-                metadata: {name: %s}
-                spec:
-                  kubernetes:
-                    version: "1.31.4"
-                  maintenance:
-                    # an hour-long window every hour: always open
-                    windows: [{schedule: "0 0 * * * ?", duration: 1h, timeZone: UTC}]
-                  machineImages:
-                  - name: gardenlinux
-                    versions:
-                    - {version: 1631.0.0}
-                    - {version: 1632.0.0}
-                    - {version: 1633.0.0}
-                """.formatted(CLUSTER), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("pools/" + POOL + ".yaml"), """
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: %s, cluster: %s}
-                spec:
-                  minimum: %d
-                  maximum: %d
-                  maxSurge: %s
-                  maxUnavailable: %s
-                  interval: 0s
-                  machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                """.formatted(POOL, CLUSTER, draw.nodes(), draw.nodes(), quoted(draw.maxSurge()), quoted(draw.maxUnavailable()), image),
-                StandardCharsets.UTF_8);
-        return dir;
+        return CrashSpecs.onePool(dir, CLUSTER, POOL, draw.nodes(), quoted(draw.maxSurge()), quoted(draw.maxUnavailable()), image,
+                "1631.0.0", "1632.0.0", "1633.0.0");
     }
 
     private static String quoted(String value) {

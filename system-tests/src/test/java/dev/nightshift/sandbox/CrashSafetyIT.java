@@ -321,23 +321,7 @@ class CrashSafetyIT {
 
     /** The cluster (window always open) and the two pools at {@code image}. */
     private static Path writeSpec(Path dir, String image) throws IOException {
-        Files.createDirectories(dir.resolve("pools"));
-        Files.writeString(dir.resolve("cluster.yaml"), """
-                apiVersion: nightshift.dev/v1alpha1
-                kind: Cluster
-                metadata: {name: crash}
-                spec:
-                  kubernetes:
-                    version: "1.31.4"
-                  maintenance:
-                    # an hour-long window every hour: always open
-                    windows: [{schedule: "0 0 * * * ?", duration: 1h, timeZone: UTC}]
-                  machineImages:
-                  - name: gardenlinux
-                    versions:
-                    - {version: 1631.0.0}
-                    - {version: 1632.0.0}
-                """, StandardCharsets.UTF_8);
+        CrashSpecs.cluster(dir, CLUSTER, "1631.0.0", "1632.0.0");
         for (CrashJudge.PoolLimits pool : POOLS) {
             Files.writeString(dir.resolve("pools/" + pool.pool() + ".yaml"), """
                     apiVersion: nightshift.dev/v1alpha1

@@ -13,12 +13,8 @@ final class CrashSpecs {
     private CrashSpecs() {
     }
 
-    /**
-     * Writes {@code cluster.yaml} and {@code pools/<pool>.yaml} under {@code dir}: the pool of {@code count} nodes at
-     * {@code image}, its limits as YAML values ({@code 3}, {@code "25%"}); returns {@code dir}.
-     */
-    static Path onePool(Path dir, String cluster, String pool, int count, String maxSurge, String maxUnavailable, String image,
-                        String... images) throws IOException {
+    /** Writes {@code cluster.yaml} under {@code dir} (and makes {@code pools/}): the window always open, the images given. */
+    static void cluster(Path dir, String cluster, String... images) throws IOException {
         Files.createDirectories(dir.resolve("pools"));
         String versions = Arrays.stream(images).map(v -> "    - {version: " + v + "}\n").collect(Collectors.joining());
         Files.writeString(dir.resolve("cluster.yaml"), """
@@ -35,6 +31,15 @@ final class CrashSpecs {
                   - name: gardenlinux
                     versions:
                 """.formatted(cluster) + versions, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Writes {@code cluster.yaml} and {@code pools/<pool>.yaml} under {@code dir}: the pool of {@code count} nodes at
+     * {@code image}, its limits as YAML values ({@code 3}, {@code "25%"}); returns {@code dir}.
+     */
+    static Path onePool(Path dir, String cluster, String pool, int count, String maxSurge, String maxUnavailable, String image,
+                        String... images) throws IOException {
+        cluster(dir, cluster, images);
         Files.writeString(dir.resolve("pools/" + pool + ".yaml"), """
                 apiVersion: nightshift.dev/v1alpha1
                 kind: WorkerPool

@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
@@ -487,23 +486,7 @@ class ProviderCrashModelIT {
             r.append("--- machine-api-requests.jsonl (tail)\n").append(logs.tail(MachineApiLogs.REQUESTS, 25))
                     .append("\n--- machine-log.jsonl (tail)\n").append(logs.tail(MachineApiLogs.MACHINES, 25)).append('\n');
         }
-        if (nodes != null) {
-            List<NodeEvent> events = nodes.events();
-            r.append("--- node events watched (tail)\n").append(events.subList(Math.max(0, events.size() - 30), events.size()).stream()
-                    .map(NodeEvent::line).collect(Collectors.joining("\n")));
-        }
-        try {
-            for (int i = 0; i < agents.size(); i++) {
-                r.append("\n--- agent ").append(i + 1).append("'s output (tail)\n").append(agents.get(i).tail(i == agents.size() - 1 ? 30 : 10));
-            }
-            if (sandbox != null) {
-                List<String> lines = sandbox.output().lines().toList();
-                r.append("\n--- the sandbox's output (tail)\n").append(String.join("\n", lines.subList(Math.max(0, lines.size() - 20),
-                        lines.size())));
-            }
-        } catch (IOException e) {
-            r.append("\n(cannot read an output: ").append(e.getMessage()).append(')');
-        }
+        CrashOutputs.appendTails(r, nodes, agents, sandbox);
         return r.toString();
     }
 

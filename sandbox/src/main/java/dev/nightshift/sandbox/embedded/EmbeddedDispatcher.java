@@ -53,6 +53,7 @@ final class EmbeddedDispatcher extends Dispatcher {
     private final Runnable answered;
     private final ReentrantLock lock = new ReentrantLock();
     private final MergePatches mergePatches;
+    private final DeletePreconditions deletePreconditions;
     private final ListPages pages;
     private final AtomicReference<Interference> interference = new AtomicReference<>();
     private final List<Admission> admissions = new CopyOnWriteArrayList<>();
@@ -70,6 +71,7 @@ final class EmbeddedDispatcher extends Dispatcher {
             ApiResponses responses, RequestLog requests, Clock clock, Runnable answered) {
         this.store = store;
         this.mergePatches = new MergePatches(store, responses);
+        this.deletePreconditions = new DeletePreconditions(store, responses);
         this.pages = new ListPages(responses);
         this.discovery = discovery;
         this.evictions = evictions;
@@ -181,6 +183,12 @@ final class EmbeddedDispatcher extends Dispatcher {
                 return method == HttpMethod.POST
                         ? evictions.evict(eviction.get(), body)
                         : responses.failure(405, "MethodNotAllowed", "the eviction subresource only takes POST");
+            }
+            if (method == HttpMethod.DELETE) {
+                Optional<MockResponse> refused = deletePreconditions.refusal(request, resourcePath);
+                if (refused.isPresent()) {
+                    return refused.get();
+                }
             }
             String contentType = Optional.ofNullable(request.getHeader("Content-Type")).orElse("");
             String queryText = query < 0 ? "" : path.substring(query + 1);

@@ -539,7 +539,11 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
             // Planned from a cache: the Machine may have joined since (its nodeRef set, its node Ready). Read it now, so
             // that a node that can take pods is drained first, never deleted with them (the executor's own check only
             // knows the node's name when the cache did).
-            Optional<String> joined = joinedSince(machineName);
+            GenericKubernetesResource fresh = machineResource(machineName).get();
+            if (fresh == null) {
+                return Deletion.deferred("machine " + machineName + " of " + name + " is gone already; planned again from what is left");
+            }
+            Optional<String> joined = joined(fresh);
             if (joined.isPresent()) {
                 return Deletion.deferred("machine " + machineName + " joined as node " + joined.get()
                         + ", Ready and schedulable: it is drained first");
@@ -551,8 +555,20 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
                     patchDeployment(md, patch);
                 }
             }
-            annotateMachine(machineName, Map.of(ClusterApi.EXCLUDE_NODE_DRAINING_ANNOTATION, "true"));
-            machineResource(machineName).delete();
+            // Deleted as read above, or not at all: its node may join between the read and the delete (ProviderModelIT
+            // seed 23 under load: nodeRef set 13 ms before the DELETE). Both writes carry the resourceVersion read, so
+            // a Machine that changed meanwhile is refused (409) and planned again from what it is now.
+            try {
+                GenericKubernetesResource annotated = annotateMachine(machineName, fresh.getMetadata().getResourceVersion(),
+                        Map.of(ClusterApi.EXCLUDE_NODE_DRAINING_ANNOTATION, "true"));
+                machineResource(machineName).lockResourceVersion(annotated.getMetadata().getResourceVersion()).delete();
+            } catch (KubernetesClientException changed) {
+                if (changed.getCode() != java.net.HttpURLConnection.HTTP_CONFLICT) {
+                    throw changed;
+                }
+                return Deletion.deferred("machine " + machineName + " changed while it was being deleted (its node may have joined); "
+                        + "it is planned again from what it is now");
+            }
             return Deletion.started("deleted machine " + machineName + " of " + name
                     + (replace ? "; Cluster API creates its replacement" : ""));
         }
@@ -811,21 +827,26 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
                 .withName(md.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
     }
 
-    /** The node {@code machine} has now, read from the API server, when that node can take pods. */
-    private Optional<String> joinedSince(String machine) {
-        GenericKubernetesResource fresh = machineResource(machine).get();
-        if (fresh == null) {
-            return Optional.empty();
-        }
+    /** The node {@code fresh} (a Machine just read from the API server) has, when that node can take pods. */
+    private Optional<String> joined(GenericKubernetesResource fresh) {
         String node = JSON.valueToTree(fresh).at("/status/nodeRef/name").asText("");
         return !node.isEmpty() && SchedulableNodes.takesPods(client.nodes().withName(node).get()) ? Optional.of(node) : Optional.empty();
     }
 
-    private void annotateMachine(String machine, Map<String, String> annotations) {
+    private GenericKubernetesResource annotateMachine(String machine, Map<String, String> annotations) {
+        return annotateMachine(machine, null, annotations);
+    }
+
+    /** With {@code resourceVersion}, refused (409) when the Machine changed since it was read at that version. */
+    private GenericKubernetesResource annotateMachine(String machine, String resourceVersion, Map<String, String> annotations) {
         ObjectNode patch = JSON.createObjectNode();
-        ObjectNode a = patch.putObject("metadata").putObject("annotations");
+        ObjectNode metadata = patch.putObject("metadata");
+        if (resourceVersion != null) {
+            metadata.put("resourceVersion", resourceVersion);
+        }
+        ObjectNode a = metadata.putObject("annotations");
         annotations.forEach(a::put);
-        machineResource(machine).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+        return machineResource(machine).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
     }
 
     private io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource> machineResource(String machine) {

@@ -749,6 +749,24 @@ class ClusterApiMachineProviderIT {
         assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-bbbbb").getMetadata().getDeletionTimestamp()).isNotNull();
     }
 
+    @Test
+    void aMachineThatChangesBetweenTheReadAndTheDeleteIsNotDeleted() throws Exception {
+        twoMachineSets("node-a");
+        ClusterApiMachineProvider provider = provider();
+        String machine = MACHINES_PATH + OLD_SET + "-bbbbb";
+        // Its node joining is such a change (ProviderModelIT seed 23 under load: nodeRef set 13 ms before the DELETE).
+        // The interference writes the main resource, whose status the store keeps apart: an annotation stands for it.
+        kube.changeBeforeNext("DELETE", machine, "", "{\"metadata\":{\"annotations\":{\"example.com/touched\":\"yes\"}}}");
+
+        MachineProvider.Deletion deletion = provider.delete(ClusterApiFixtures.desired(), "node-b", true);
+
+        assertThat(deletion.started()).isFalse();
+        assertThat(deletion.detail()).contains("changed while it was being deleted");
+        assertThat(kube.requests()).filteredOn(r -> r.method().equals("DELETE") && r.resourcePath().equals(machine))
+                .extracting(RecordedRequest::status).containsExactly(409);
+        assertThat(capi.get(ClusterApiResources.MACHINES, OLD_SET + "-bbbbb").getMetadata().getDeletionTimestamp()).isNull();
+    }
+
     // ---- 5. pairing and settle ------------------------------------------------------------------
 
     @Test

@@ -289,12 +289,14 @@ public final class ClusterObserver implements AutoCloseable {
      * Machines of these pools whose node registered but does not carry the pool label yet (the
      * provider knows the node; the node does not know its pool), or carries it without the hashes
      * the machine has (an adapter that labels its nodes with the pool; a Cluster API Machine whose
-     * hashes became known after its node was labelled): the node is to get them from its machine.
+     * hashes became known after its node was labelled): the node is to get them from its machine. And those whose
+     * node still carries {@link NodeMarks#STARTUP_TAINT}: seen now, it is taken off.
      */
     public List<Machine> unmarked(String pool) {
         return provider.machines(pool).stream().filter(m -> m.node().isPresent() && !m.deleting()).filter(m -> {
             Node node = nodes.getStore().getByKey(m.node().get());
-            return node == null || (m.rollHash() != null && NodeMarks.rollHash(NodeMarks.annotations(node)).isEmpty());
+            return node == null || (m.rollHash() != null && NodeMarks.rollHash(NodeMarks.annotations(node)).isEmpty())
+                    || NodeMarks.startupTainted(node);
         }).toList();
     }
 

@@ -89,6 +89,18 @@ public final class NodeMarks {
     public static final String UPDATE_TAINT_EFFECT = "PreferNoSchedule";
 
     /**
+     * Taint every machine Nightshift asks a cloud for registers with (the machine API's {@code taints}, the simulated
+     * cloud), taken off once Nightshift has seen the node and its machine (settle, before each plan). A machine with no
+     * node is deleted or replaced without a drain; its node may register in the instant between the check and the call
+     * (ProviderModelIT seed 9), and this taint keeps pods off such a node, as Cluster API's
+     * {@code node.cluster.x-k8s.io/uninitialized} does for its Machines.
+     */
+    public static final String STARTUP_TAINT = PREFIX + "uninitialized";
+    /** The value and effect of {@link #STARTUP_TAINT}. */
+    public static final String STARTUP_TAINT_VALUE = "true";
+    public static final String STARTUP_TAINT_EFFECT = "NoSchedule";
+
+    /**
      * A hash version that no hash function has: what a version mark that is not a number reads as,
      * so the node counts as outdated (never as current, never as unstamped and adopted).
      */
@@ -119,6 +131,10 @@ public final class NodeMarks {
     /** One annotation of a node; null when absent. */
     public static String annotation(Node node, String key) {
         return annotations(node).get(key);
+    }
+
+    public static boolean startupTainted(Node node) {
+        return taints(node).stream().anyMatch(t -> STARTUP_TAINT.equals(t.getKey()));
     }
 
     public static boolean updateTainted(Node node) {

@@ -13,7 +13,8 @@ public final class SchedulableNodes {
 
     public static boolean takesPods(Node node) {
         if (node == null || node.getMetadata().getDeletionTimestamp() != null
-                || (node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()))) {
+                || (node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()))
+                || NodeMarks.startupTainted(node)) {
             return false;
         }
         return node.getStatus() != null && node.getStatus().getConditions() != null && node.getStatus().getConditions().stream()

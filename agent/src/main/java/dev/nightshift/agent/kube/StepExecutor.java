@@ -119,13 +119,22 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             patcher.patch(node, n -> {
                 Map<String, String> annotations = new HashMap<>(wanted);
                 annotations.keySet().removeAll(NodeMarks.annotations(n).keySet());
+                Map<String, Object> patch = new HashMap<>();
                 if (!m.pool().equals(NodeMarks.labels(n).get(NodeMarks.POOL))) {
                     did[0] = "registered: labelled " + NodeMarks.POOL + "=" + m.pool();
-                    return Optional.of(Map.of("metadata", Map.of("labels", Map.of(NodeMarks.POOL, m.pool()), "annotations", annotations)));
+                    patch.put("metadata", Map.of("labels", Map.of(NodeMarks.POOL, m.pool()), "annotations", annotations));
+                } else if (NodeMarks.rollHash(NodeMarks.annotations(n)).isEmpty() && !annotations.isEmpty()) {
+                    did[0] = "the machine's hashes copied onto it";
+                    patch.put("metadata", Map.of("annotations", annotations));
+                } else {
+                    did[0] = "";
                 }
-                boolean copy = NodeMarks.rollHash(NodeMarks.annotations(n)).isEmpty() && !annotations.isEmpty();
-                did[0] = copy ? "the machine's hashes copied onto it" : "";
-                return copy ? Optional.of(Map.of("metadata", Map.of("annotations", annotations))) : Optional.empty();
+                // In the same write as its pool label: the node takes pods once it is known to be this machine's.
+                withoutStartupTaint(n).ifPresent(taints -> {
+                    patch.put("spec", Map.of("taints", taints));
+                    did[0] = did[0].isEmpty() ? "seen: " + NodeMarks.STARTUP_TAINT + " taken off" : did[0] + ", " + NodeMarks.STARTUP_TAINT + " taken off";
+                });
+                return patch.isEmpty() ? Optional.empty() : Optional.of(patch);
             });
             if (!did[0].isEmpty()) {
                 LOG.info("node {} of machine {} {}", node, m.name(), did[0]);
@@ -377,6 +386,20 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             taints.add(taint(NodeMarks.UPDATE_TAINT, NodeMarks.UPDATE_TAINT_VALUE, NodeMarks.UPDATE_TAINT_EFFECT));
         }
         return Optional.of(Map.of("spec", Map.of("taints", taints)));
+    }
+
+    /** The node's taints without {@link NodeMarks#STARTUP_TAINT}; empty when it does not carry it. */
+    private static Optional<List<Map<String, Object>>> withoutStartupTaint(Node n) {
+        if (!NodeMarks.startupTainted(n)) {
+            return Optional.empty();
+        }
+        List<Map<String, Object>> taints = new ArrayList<>();
+        for (io.fabric8.kubernetes.api.model.Taint t : NodeMarks.taints(n)) {
+            if (!NodeMarks.STARTUP_TAINT.equals(t.getKey())) {
+                taints.add(taint(t.getKey(), t.getValue(), t.getEffect()));
+            }
+        }
+        return Optional.of(taints);
     }
 
     private static Map<String, Object> taint(String key, String value, String effect) {

@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
@@ -106,7 +107,8 @@ public final class SimulatedMachineProvider implements MachineProvider, NodeUpda
         executor.schedule(() -> register(machine), behaviour.createDelay().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private void register(Machine machine) {
+    // Synchronized with delete: a machine deleted while its node registers must not come back.
+    private synchronized void register(Machine machine) {
         if (!machines.containsKey(machine.name())) {
             return;
         }
@@ -115,8 +117,13 @@ public final class SimulatedMachineProvider implements MachineProvider, NodeUpda
         if (bastionPool.test(machine.pool())) {
             return;
         }
-        client.nodes().resource(node(machine.name(), machine.pool(), Optional.ofNullable(machine.rollHash()),
-                Optional.ofNullable(machine.kubeletHash()), machine.surgeFor(), true)).create();
+        Node node = node(machine.name(), machine.pool(), Optional.ofNullable(machine.rollHash()),
+                Optional.ofNullable(machine.kubeletHash()), machine.surgeFor(), true);
+        // As a machine asked for through the machine API registers (MachineRequests): with the start-up taint, which
+        // the agent takes off once it has seen the node.
+        node.getSpec().setTaints(List.of(new TaintBuilder().withKey(NodeMarks.STARTUP_TAINT).withValue(NodeMarks.STARTUP_TAINT_VALUE)
+                .withEffect(NodeMarks.STARTUP_TAINT_EFFECT).build()));
+        client.nodes().resource(node).create();
     }
 
     private Node node(String name, String pool, Optional<StampedHash> roll, Optional<StampedHash> kubelet,

@@ -247,6 +247,36 @@ class StepExecutorTest {
     }
 
     @Test
+    void aMachinePlannedAsUnregisteredWhoseNodeStillCarriesTheStartupTaintIsDeleted() throws Exception {
+        // Registered since the plan, but not yet seen: nothing can be scheduled there, so there is nothing to drain.
+        seam.edit(n -> n.getSpec().setTaints(java.util.List.of(startupTaint())));
+        observing();
+
+        Optional<StepExecutor.Outcome> outcome = seam.executor.execute(new Step.DeleteMachine(NODE, POOL, true,
+                new DesiredPool(WEB_SPEC, NEW, NEW)));
+
+        assertThat(outcome).isPresent();
+        assertThat(seam.provider.machines(POOL)).extracting(m -> m.name()).doesNotContain(NODE);
+    }
+
+    @Test
+    void settleTakesTheStartupTaintOffANodeSeenWithItsMachineAndLeavesItsOtherTaints() throws Exception {
+        Taint dedicated = new TaintBuilder().withKey("dedicated").withValue("web").withEffect("NoSchedule").build();
+        seam.edit(n -> n.getSpec().setTaints(java.util.List.of(dedicated, startupTaint())));
+        observing();
+
+        seam.executor.settle(new DesiredPool(WEB_SPEC, OLD, OLD), seam.observer.unmarked(POOL));
+
+        assertThat(seam.node().getSpec().getTaints()).extracting(Taint::getKey).containsExactly("dedicated");
+        assertThat(seam.writes()).hasSize(1);
+    }
+
+    private static Taint startupTaint() {
+        return new TaintBuilder().withKey(NodeMarks.STARTUP_TAINT).withValue(NodeMarks.STARTUP_TAINT_VALUE)
+                .withEffect(NodeMarks.STARTUP_TAINT_EFFECT).build();
+    }
+
+    @Test
     void aDrainedNodesMachineIsDeleted() throws Exception {
         seam.edit(n -> n.getSpec().setUnschedulable(true));
         observing();

@@ -49,7 +49,8 @@ import io.fabric8.kubernetes.api.model.Pod;
  *       drains and annotates {@code exclude-node-draining}).</li>
  *   <li><b>No machine deleted that was not drained first</b>: at the node's DELETE (simulated), at the Machine's
  *       DELETE, and at every lowering of the MachineDeployment's replicas for the Machines marked
- *       {@code delete-machine} (Cluster API), the node is cordoned and no evictable pod is left on it.</li>
+ *       {@code delete-machine} (Cluster API), the node is cordoned (or still carries the start-up taint
+ *       {@code nightshift.dev/uninitialized:NoSchedule}, so never took a pod) and no evictable pod is left on it.</li>
  * </ul>
  * The end state is checked apart ({@link #assertFinal}).
  */
@@ -284,7 +285,9 @@ final class RolloutInvariants {
         if (node.isEmpty() || !nodes.containsKey(node)) {
             return Optional.empty();
         }
-        if (!unschedulable(nodes.get(node))) {
+        // A node still carrying the start-up taint never took a pod (NoSchedule since it registered): a machine with no
+        // node yet may be deleted in the instant its node registers, and only that taint makes it harmless.
+        if (!unschedulable(nodes.get(node)) && !startupTainted(nodes.get(node))) {
             return Optional.of("was not cordoned");
         }
         List<String> left = pods.objects().values().stream().filter(p -> node.equals(p.at("/spec/nodeName").asText()))
@@ -303,6 +306,11 @@ final class RolloutInvariants {
         return nodes.values().stream().filter(n -> pool.equals(n.at("/metadata/labels").path(NodeMarks.POOL).asText())
                         || machinesOfPool.contains(n.at("/metadata/annotations").path(MACHINE_ANNOTATION).asText()))
                 .map(n -> n.at("/metadata/name").asText()).sorted().toList();
+    }
+
+    private static boolean startupTainted(JsonNode node) {
+        return StreamSupport.stream(node.at("/spec/taints").spliterator(), false)
+                .anyMatch(t -> NodeMarks.STARTUP_TAINT.equals(t.path("key").asText()) && "NoSchedule".equals(t.path("effect").asText()));
     }
 
     private static boolean unschedulable(JsonNode node) {
@@ -344,7 +352,7 @@ final class RolloutInvariants {
     // ---- the end state ------------------------------------------------------------------------------------------------
 
     /**
-     * The rollout is over: the pool has {@code count} nodes, all Ready, schedulable and at one roll hash other than
+     * The rollout is over: the pool has {@code count} nodes, all Ready, schedulable (the start-up taint off) and at one roll hash other than
      * {@code start}'s; with Cluster API, {@code count} Machines none being deleted, each in a MachineSet whose template
      * is the clone Nightshift made for that hash (as is the MachineDeployment's). Returns that roll hash; throws
      * (for Awaitility) while it is not so.
@@ -357,6 +365,7 @@ final class RolloutInvariants {
         assertThat(nodes).allSatisfy(n -> {
             assertThat(NodeMarks.spec(n).getUnschedulable()).as("%s cordoned", n.getMetadata().getName()).isNotEqualTo(Boolean.TRUE);
             assertThat(AgentHarness.annotation(n, NodeMarks.DRAIN_STARTED_AT)).isEmpty();
+            assertThat(NodeMarks.startupTainted(n)).as("%s still carries the start-up taint", n.getMetadata().getName()).isFalse();
         });
         if (h.backend == RolloutBackend.CLUSTER_API) {
             String md = machineDeployment(start, pool);

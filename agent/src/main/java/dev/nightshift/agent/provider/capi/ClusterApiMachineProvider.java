@@ -548,12 +548,13 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
                 return Deletion.deferred("machine " + machineName + " joined as node " + joined.get()
                         + ", Ready and schedulable: it is drained first");
             }
-            if (replace) {
-                // The replacement Cluster API creates must be at the pool's desired template.
-                ObjectNode patch = templatePatch(md, target);
-                if (patch.size() > 0) {
-                    patchDeployment(md, patch);
-                }
+            // Whatever Cluster API makes for the replicas the MachineDeployment keeps must be at the pool's desired
+            // template: the replacement asked for, and with replace=false the Machine a surge still asked for brings back.
+            // Left at an older template (a second change mid-rollout), the current MachineSet would make an outdated
+            // Machine for each one deleted, for ever (ProviderCrashModelIT seed 16: a loop of minutes).
+            ObjectNode patch = templatePatch(md, target);
+            if (patch.size() > 0) {
+                patchDeployment(md, patch);
             }
             // Deleted as read above, or not at all: its node may join between the read and the delete (ProviderModelIT
             // seed 23 under load: nodeRef set 13 ms before the DELETE). Both writes carry the resourceVersion read, so

@@ -1,7 +1,9 @@
 package dev.nightshift.agent.provider.http;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -31,8 +33,12 @@ final class MachineRequests {
         labels.remove(NodeMarks.POOL);
         Map<String, String> annotations = new HashMap<>(NodeMarks.hashes(pool.rollHash(), pool.kubeletHash()));
         surgeFor.ifPresent(partner -> annotations.put(NodeMarks.SURGE_FOR, partner));
-        return new MachineRequest(labels, annotations, spec.taints().stream()
-                .map(t -> new MachineRequest.Taint(t.key(), t.value(), t.effect().name())).toList(), spec(pool.spec()));
+        List<MachineRequest.Taint> taints = new ArrayList<>(spec.taints().stream()
+                .map(t -> new MachineRequest.Taint(t.key(), t.value(), t.effect().name())).toList());
+        // Off once the agent has seen the node (NodeMarks.STARTUP_TAINT): no pod lands on a node whose machine may be
+        // deleted, as never registered, in the instant it registers.
+        taints.add(new MachineRequest.Taint(NodeMarks.STARTUP_TAINT, NodeMarks.STARTUP_TAINT_VALUE, NodeMarks.STARTUP_TAINT_EFFECT));
+        return new MachineRequest(labels, annotations, taints, spec(pool.spec()));
     }
 
     /** The pool's machine spec: machine type, image, volume, CRI, Kubernetes version, kubelet settings, providerConfig. */

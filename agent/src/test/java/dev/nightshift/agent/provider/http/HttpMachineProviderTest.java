@@ -96,7 +96,8 @@ class HttpMachineProviderTest {
         assertThat(request.labels()).isEqualTo(Map.of("tier", "web"));
         assertThat(request.annotations()).containsAllEntriesOf(NodeMarks.hashes(WEB.rollHash(), WEB.kubeletHash()))
                 .containsEntry(NodeMarks.SURGE_FOR, "web-a");
-        assertThat(request.taints()).containsExactly(new MachineRequest.Taint("dedicated", "web", "NoSchedule"));
+        assertThat(request.taints()).containsExactly(new MachineRequest.Taint("dedicated", "web", "NoSchedule"),
+                new MachineRequest.Taint(NodeMarks.STARTUP_TAINT, "true", "NoSchedule"));
         MachineSpec spec = request.spec();
         assertThat(spec.machineType()).isEqualTo("m5.large");
         assertThat(spec.image()).isEqualTo(new MachineSpec.Image("gardenlinux", "1631.0.0"));

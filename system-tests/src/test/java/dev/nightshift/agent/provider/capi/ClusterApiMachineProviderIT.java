@@ -750,6 +750,28 @@ class ClusterApiMachineProviderIT {
     }
 
     @Test
+    void deletingWithoutReplacementAlsoPointsTheMachineDeploymentAtTheDesiredTemplateFirst() throws Exception {
+        // A Machine deleted outright is made again by its MachineSet while the MachineDeployment keeps the replica (a
+        // surge still asked for): at an older template, an outdated Machine would come back for each one deleted.
+        twoMachineSets("node-a");
+        ClusterApiMachineProvider provider = provider();
+        DesiredPool desired = ClusterApiFixtures.desired();
+
+        MachineProvider.Deletion deletion = provider.delete(desired, "node-b", false);
+
+        assertThat(deletion.started()).isTrue();
+        List<RecordedRequest> writes = capi.capiWrites();
+        assertThat(writes).extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
+                tuple("POST", AWS_TEMPLATES_PATH),
+                tuple("POST", KUBEADM_TEMPLATES_PATH),
+                tuple("PATCH", MD_PATH),
+                tuple("PATCH", MACHINES_PATH + OLD_SET + "-bbbbb"),
+                tuple("DELETE", MACHINES_PATH + OLD_SET + "-bbbbb"));
+        assertThat(body(writes.get(2)).at("/spec/template/spec/infrastructureRef/name").asText())
+                .isEqualTo(MD + "-" + hex10(desired.rollHash().value()));
+    }
+
+    @Test
     void aMachineThatChangesBetweenTheReadAndTheDeleteIsNotDeleted() throws Exception {
         twoMachineSets("node-a");
         ClusterApiMachineProvider provider = provider();

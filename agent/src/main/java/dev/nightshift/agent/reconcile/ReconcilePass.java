@@ -203,7 +203,7 @@ final class ReconcilePass implements Reconciler.Pass {
         ObservedCluster seen = observe(desired, window);
         ObservedCluster observed = seen.withHealth(health.verdicts(desired, seen, now));
         if (settings.force()) {
-            observed = forced.apply(desired, observed);
+            observed = forced.apply(desired, observed, cluster.machineNodes(poolNames(desired)));
         }
         if (ignoredDrains.isPresent()) {
             observed = ignoredDrains.get().apply(desired, observed, now);

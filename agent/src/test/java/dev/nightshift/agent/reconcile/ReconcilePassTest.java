@@ -333,6 +333,29 @@ class ReconcilePassTest {
         assertThat(report.updateFailures()).containsExactly(new ReconcileReport.UpdateFailure("web", "web-1", "the image could not be pulled"));
     }
 
+    /**
+     * A machine whose node registered without the pool label is observed under the machine's name, and under the node's once
+     * the pass labelled it. Before, the forced set lost it at that moment: a run after {@code --cloudonly} ended at once with
+     * nothing updated (RollingUpdateIT).
+     */
+    @Test
+    void aForcedMachineStaysForcedWhenItIsObservedUnderItsNodesNameOnceLabelled() {
+        ObservedNode machine = ObservedNode.ready("m-1", "web", NOW.minusSeconds(3600)).toBuilder().registered(false)
+                .rollHash(WEB.rollHash()).kubeletHash(WEB.kubeletHash()).build();
+        ObservedNode node = ObservedNode.ready("node-1", "web", NOW.minusSeconds(3600)).toBuilder().rollHash(WEB.rollHash())
+                .kubeletHash(WEB.kubeletHash()).managedLabels(WEB.labels()).build();
+        ReconcilePass forcing = pass(new ReconcilePass.Settings(1, false, Optional.empty(), ManagedPools.ALL,
+                Optional.of(new HandRun(true, Map.of(), Optional.empty(), Optional.empty()))));
+        cluster.observed = new ObservedCluster(List.of(machine), true, MaintenanceState.OPEN, Map.of("web", PoolStatus.NEW.withValidationStreak(1)));
+        forcing.run(offered(), NOW);
+
+        cluster.observed = cluster.observed.withNodes(List.of(node));
+        cluster.machineNodes = Map.of("m-1", "node-1");
+        ReconcileReport labelled = forcing.run(offered(), NOW.plusSeconds(2)).orElseThrow();
+
+        assertThat(labelled.plan().reports().get("web").outdated()).isEqualTo(1);
+    }
+
     /** Pool web of 2 machines replaced one at a time (no surge), acted on instead of {@link TestClusters#oneWebPool()}. */
     private static final DesiredCluster SWAP = TestClusters.load("""
             apiVersion: nightshift.dev/v1alpha1
@@ -504,6 +527,12 @@ class ReconcilePassTest {
         Map<String, String> refusals = Map.of();
         Map<String, String> failures = Map.of();
         Map<String, String> providerFailures = Map.of();
+        Map<String, String> machineNodes = Map.of();
+
+        @Override
+        public Map<String, String> machineNodes(Set<String> pools) {
+            return machineNodes;
+        }
 
         @Override
         public boolean refillsPools() {

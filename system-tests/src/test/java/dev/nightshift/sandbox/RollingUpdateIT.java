@@ -242,11 +242,11 @@ class RollingUpdateIT {
         long k8s = kubernetesRequests().size();
         long machineApi = machineLogs.requests().size();
 
-        SandboxProcess.Ended run = inProcess("--spec", newSpec.toString(), "--instance-group", "batch", "--force", "--node-interval", "0s", "--drain-timeout", "2s",
+        SandboxProcess.Ended run = inProcess("--spec", newSpec.toString(), "--instance-group", "batch", "--force", "--node-interval", "0s", "--drain-timeout", "1s",
                 "--yes");
 
         assertThat(run.exitCode()).as(run.stdout() + run.stderr()).isEqualTo(1);
-        assertThat(run.stderr()).contains("pool batch: the drain of " + node + " took longer than 2s (--drain-timeout); stopping"
+        assertThat(run.stderr()).contains("pool batch: the drain of " + node + " took longer than 1s (--drain-timeout); stopping"
                 + " (--fail-on-drain-error)");
         assertThat(run.stdout()).contains("rolling-update failed");
         assertThat(kubernetesRequests().subList((int) k8s, kubernetesRequests().size())).filteredOn(RollingUpdateIT::fromNightshift)
@@ -265,7 +265,7 @@ class RollingUpdateIT {
         Set<String> batch = machineIds("batch");
         long k8s = kubernetesRequests().size();
         try {
-            SandboxProcess.Ended run = inProcess("--spec", newSpec.toString(), "--instance-group", "batch", "--force", "--node-interval", "0s", "--drain-timeout", "2s",
+            SandboxProcess.Ended run = inProcess("--spec", newSpec.toString(), "--instance-group", "batch", "--force", "--node-interval", "0s", "--drain-timeout", "1s",
                     "--fail-on-drain-error=false", "--yes");
 
             assertThat(run.exitCode()).as(run.stdout() + run.stderr()).isZero();
@@ -286,10 +286,10 @@ class RollingUpdateIT {
         long machineApi = machineLogs.requests().size();
 
         SandboxProcess.Ended run = inProcess("--spec", newSpec.toString(), "--instance-group", "batch", "--force", "--node-interval", "0s", "--validation-timeout",
-                "2s", "--yes");
+                "1s", "--yes");
 
         assertThat(run.exitCode()).as(run.stdout() + run.stderr()).isEqualTo(1);
-        assertThat(run.stderr()).contains("pool batch: the cluster did not validate within 2s (--validation-timeout); stopping"
+        assertThat(run.stderr()).contains("pool batch: the cluster did not validate within 1s (--validation-timeout); stopping"
                 + " (--fail-on-validate-error)");
         assertThat(machineLogs.requests().subList((int) machineApi, machineLogs.requests().size())).allMatch(r -> r.method().equals("GET"));
         assertThat(kube.nodes().withName(node).get().getSpec().getUnschedulable()).as("not cordoned").isNotEqualTo(Boolean.TRUE);
@@ -301,7 +301,7 @@ class RollingUpdateIT {
         Set<String> batch = machineIds("batch");
         try {
             SandboxProcess.Ended run = inProcess("--spec", newSpec.toString(), "--instance-group", "batch", "--force", "--node-interval", "0s", "--validation-timeout",
-                    "2s", "--fail-on-validate-error=false", "--yes");
+                    "1s", "--fail-on-validate-error=false", "--yes");
 
             assertThat(run.exitCode()).as(run.stdout() + run.stderr()).isZero();
             assertThat(machineIds("batch")).as("replaced while the control plane is not Ready").hasSize(1).doesNotContainAnyElementsOf(batch);

@@ -1,20 +1,62 @@
 package dev.nightshift.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
 
 import dev.nightshift.agent.config.AgentConfig;
 import dev.nightshift.agent.config.AgentConfigLoader;
+import picocli.CommandLine.Option;
 
-/** {@code --provider}, {@code --machine-api-url} and {@code --machine-api-token-file} over a configuration: {@code run}'s and {@code rolling-update}'s. */
+/**
+ * The flags {@code run} and {@code rolling-update} share to name the agent's configuration, the cluster and the machine
+ * provider: {@code --config}, {@code --cluster}, {@code --provider}, {@code --machine-api-url} and
+ * {@code --machine-api-token-file}. One picocli mixin, so that both commands take them under the same names, with the
+ * same help and the same checks. ({@code --kubeconfig} is {@link KubernetesOptions}'.)
+ */
 final class ProviderFlags {
 
-    private ProviderFlags() {
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "The agent's configuration file (YAML): provider, cluster, lease and more; the flags override it.")
+    Path configFile;
+
+    @Option(names = "--cluster", paramLabel = "NAME", description = "The Cluster of the spec to act on (or cluster in --config).")
+    String cluster;
+
+    @Option(names = "--provider", paramLabel = "NAME",
+            description = "Machine provider (or provider.type; no default): simulated (machines become Node objects of the cluster itself; "
+                    + "for the embedded cluster and test clusters), cluster-api (Cluster API MachineDeployments; provider.clusterApi) "
+                    + "or http (a cloud adapter serving the machine API; provider.http).")
+    String provider;
+
+    @Option(names = "--machine-api-url", paramLabel = "URL",
+            description = "The machine API's base URL for provider http (or provider.http.url), e.g. the one nightshift sandbox prints.")
+    String machineApiUrl;
+
+    @Option(names = "--machine-api-token-file", paramLabel = "FILE",
+            description = "The file holding the machine API's bearer token (or provider.http.tokenFile); read on every request.")
+    Path machineApiTokenFile;
+
+    /** The configuration file's contents ({@link AgentConfig#DEFAULTS} without {@code --config}); empty after printing its errors. */
+    Optional<AgentConfig> file(PrintWriter err) throws IOException {
+        if (configFile == null) {
+            return Optional.of(AgentConfig.DEFAULTS);
+        }
+        AgentConfigLoader.Result loaded = new AgentConfigLoader().load(configFile);
+        if (loaded.config().isEmpty()) {
+            loaded.errors().forEach(err::println);
+        }
+        return loaded.config();
     }
 
-    /** The configuration with the flags given; empty after saying on {@code err} what is wrong (no provider, an unknown one). */
-    static Optional<AgentConfig> apply(AgentConfig given, String provider, String machineApiUrl, Path machineApiTokenFile, PrintWriter err) {
+    /** {@code --cluster}, else the configuration's {@code cluster}; empty when neither names one. */
+    Optional<String> cluster(AgentConfig config) {
+        return Optional.ofNullable(cluster).or(config::cluster);
+    }
+
+    /** The configuration with the provider flags given; empty after saying on {@code err} what is wrong (no provider, an unknown one). */
+    Optional<AgentConfig> apply(AgentConfig given, PrintWriter err) {
         AgentConfig config = given;
         if (provider != null) {
             // The flag names the type; the file's provider.clusterApi settings stay.

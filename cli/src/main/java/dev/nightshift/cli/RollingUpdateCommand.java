@@ -2,15 +2,12 @@ package dev.nightshift.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -21,17 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import dev.nightshift.agent.command.Plugin;
 import dev.nightshift.agent.command.ValidSpecs;
 import dev.nightshift.agent.config.AgentConfig;
-import dev.nightshift.agent.config.AgentConfigLoader;
 import dev.nightshift.agent.fence.Fence;
 import dev.nightshift.agent.git.GitSourceException;
 import dev.nightshift.agent.git.SpecCommits;
@@ -43,9 +37,8 @@ import dev.nightshift.agent.kube.ClusterObserver;
 import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.StepExecutor;
+import dev.nightshift.agent.reconcile.HandRun;
 import dev.nightshift.agent.reconcile.ManagedPools;
-import dev.nightshift.agent.reconcile.NodeStates;
-import dev.nightshift.agent.reconcile.ReconcileReport;
 import dev.nightshift.agent.reconcile.Reconciler;
 import dev.nightshift.agent.run.Agent;
 import dev.nightshift.spec.model.ClusterSpec;
@@ -58,9 +51,6 @@ import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
 import dev.nightshift.strategies.model.ObservedCluster;
-import dev.nightshift.strategies.plan.PoolPhase;
-import dev.nightshift.strategies.plan.PoolReport;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -95,6 +85,9 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
     @Mixin
     private KubernetesOptions kubernetes;
 
+    @Mixin
+    private ProviderFlags providerFlags;
+
     @Option(names = "--spec", paramLabel = "DIR", description = "Spec file or directory (or --repo and --ref).")
     Path specPath;
 
@@ -106,21 +99,6 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
 
     @Option(names = "--path", paramLabel = "DIR", description = "Spec directory inside --repo.")
     String repoPath;
-
-    @Option(names = "--config", paramLabel = "FILE", description = "The agent's configuration file: provider, lease name.")
-    Path configFile;
-
-    @Option(names = "--cluster", paramLabel = "NAME", description = "Needed only when the spec holds several clusters.")
-    String cluster;
-
-    @Option(names = "--provider", paramLabel = "NAME", description = "Machine provider: cluster-api, http (or simulated with the sandbox).")
-    String provider;
-
-    @Option(names = "--machine-api-url", paramLabel = "URL", description = "The machine API's base URL for provider http.")
-    String machineApiUrl;
-
-    @Option(names = "--machine-api-token-file", paramLabel = "FILE", description = "The machine API's bearer token file.")
-    Path machineApiTokenFile;
 
     @Option(names = "--yes", description = "Carry out the update (without it: a preview that changes nothing).")
     boolean yes;
@@ -139,18 +117,22 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
     @Option(names = "--force", description = "Update the machines that are current too.")
     boolean force;
 
-    @Option(names = "--bastion-interval", paramLabel = "DURATION", defaultValue = "15s", description = "Between bastion replacements (default ${DEFAULT-VALUE}).")
+    @Option(names = "--bastion-interval", paramLabel = "DURATION", defaultValue = "15s",
+            description = "After a bastion pool's machine is deleted, wait at least this long before its next one (the pool's interval "
+                    + "when longer; default ${DEFAULT-VALUE}).")
     String bastionInterval;
 
     @Option(names = "--master-interval", paramLabel = "DURATION", defaultValue = "15s",
-            description = "Between control-plane and apiserver replacements (default ${DEFAULT-VALUE}).")
+            description = "The same for control-plane and apiserver pools (default ${DEFAULT-VALUE}).")
     String masterInterval;
 
-    @Option(names = "--node-interval", paramLabel = "DURATION", defaultValue = "15s", description = "Between node replacements (default ${DEFAULT-VALUE}).")
+    @Option(names = "--node-interval", paramLabel = "DURATION", defaultValue = "15s",
+            description = "The same for node pools (default ${DEFAULT-VALUE}).")
     String nodeInterval;
 
     @Option(names = "--validation-timeout", paramLabel = "DURATION", defaultValue = "15m",
-            description = "How long a pool may wait for the cluster to validate (default ${DEFAULT-VALUE}).")
+            description = "How long a pool may wait for the cluster to validate before a batch (--cloudonly: for its machines to run; "
+                    + "default ${DEFAULT-VALUE}).")
     String validationTimeout;
 
     @Option(names = "--drain-timeout", paramLabel = "DURATION", defaultValue = "15m",
@@ -158,11 +140,12 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
     String drainTimeout;
 
     @Option(names = "--fail-on-validate-error", arity = "0..1", defaultValue = "true", fallbackValue = "true",
-            description = "Fail (exit 1) when the cluster does not validate within --validation-timeout (default ${DEFAULT-VALUE}).")
+            description = "Past --validation-timeout, stop with exit 1 (default ${DEFAULT-VALUE}); false: warn and start the batch anyway.")
     boolean failOnValidateError;
 
     @Option(names = "--fail-on-drain-error", arity = "0..1", defaultValue = "true", fallbackValue = "true",
-            description = "Fail (exit 1) when a drain takes longer than --drain-timeout (default ${DEFAULT-VALUE}).")
+            description = "Past --drain-timeout, stop with exit 1, the node left cordoned (default ${DEFAULT-VALUE}); false: warn and "
+                    + "delete (or update) the node with its pods.")
     boolean failOnDrainError;
 
     /** The flags' durations, checked. */
@@ -178,12 +161,12 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
         if (timing.isEmpty() || selection.isEmpty()) {
             return Main.EXIT_USAGE;
         }
-        Optional<Loaded> loaded = load(err);
-        if (loaded.isEmpty()) {
-            return Main.EXIT_USAGE;
-        }
         Optional<AgentConfig> config = config(err);
         if (config.isEmpty()) {
+            return Main.EXIT_USAGE;
+        }
+        Optional<Loaded> loaded = load(providerFlags.cluster(config.get()), err);
+        if (loaded.isEmpty()) {
             return Main.EXIT_USAGE;
         }
         String type = config.get().provider().orElseThrow().type();
@@ -218,7 +201,7 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
         return inCluster(config.get(), loaded.get(), selected, selection.get(), timing.get(), out, err);
     }
 
-    private Optional<Timing> timing(PrintWriter err) {
+    Optional<Timing> timing(PrintWriter err) {
         Map<String, String> given = new java.util.LinkedHashMap<>();
         given.put("--bastion-interval", bastionInterval);
         given.put("--master-interval", masterInterval);
@@ -259,7 +242,7 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
     record Loaded(SpecSet specs, ClusterSpec cluster, String commit) {
     }
 
-    private Optional<Loaded> load(PrintWriter err) throws IOException {
+    private Optional<Loaded> load(Optional<String> cluster, PrintWriter err) throws IOException {
         if ((specPath == null) == (repo == null)) {
             err.println("name the spec with --spec DIR, or with --repo URL and --ref REF");
             return Optional.empty();
@@ -291,9 +274,11 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
         if (specs.isEmpty()) {
             return Optional.empty();
         }
-        List<ClusterSpec> clusters = specs.get().clusters().stream().filter(c -> cluster == null || c.name().equals(cluster)).toList();
+        List<ClusterSpec> clusters = specs.get().clusters().stream().filter(c -> cluster.isEmpty() || c.name().equals(cluster.get()))
+                .toList();
         if (clusters.size() != 1) {
-            err.println(clusters.isEmpty() ? "no such cluster in the spec" : "several clusters: name one with --cluster");
+            err.println(clusters.isEmpty() ? "no cluster " + cluster.orElse("") + " in the spec; it has " + specs.get().clusters().stream()
+                    .map(ClusterSpec::name).sorted().collect(Collectors.joining(", ")) : "several clusters: name one with --cluster");
             return Optional.empty();
         }
         return Optional.of(new Loaded(specs.get(), clusters.get(0), commit));
@@ -315,16 +300,17 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
 
     /** The provider settings from {@code --config} and the flags; no Git or cluster is needed here. */
     private Optional<AgentConfig> config(PrintWriter err) throws IOException {
-        AgentConfig config = AgentConfig.DEFAULTS;
-        if (configFile != null) {
-            AgentConfigLoader.Result loaded = new AgentConfigLoader().load(configFile);
-            if (loaded.config().isEmpty()) {
-                loaded.errors().forEach(err::println);
-                return Optional.empty();
-            }
-            config = loaded.config().get();
-        }
-        return ProviderFlags.apply(config, provider, machineApiUrl, machineApiTokenFile, err);
+        Optional<AgentConfig> file = providerFlags.file(err);
+        return file.isEmpty() ? file : providerFlags.apply(file.get(), err);
+    }
+
+    /**
+     * What the run changes in the agent's reconcile: windows, {@code --force}, the intervals by role, and the drain and
+     * validation timeouts as give-up times where the run is to go on past them ({@code --fail-on-*-error=false}).
+     */
+    HandRun handRun(Timing timing) {
+        return new HandRun(force, timing.intervals(), failOnDrainError ? Optional.empty() : Optional.of(timing.drainTimeout()),
+                failOnValidateError ? Optional.empty() : Optional.of(timing.validationTimeout()));
     }
 
     private int cloudOnly(AgentConfig config, List<DesiredPool> selected, Timing timing, PrintWriter out, PrintWriter err)
@@ -404,7 +390,7 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
                        ManagedPools selection, Timing timing, Clock clock, PrintWriter out, PrintWriter err) throws Exception {
         Progress progress = new Progress(out, System.console() != null);
         RunWatch watch = new RunWatch(selected.stream().map(DesiredPool::name).toList(), timing, failOnValidateError, failOnDrainError,
-                progress, clock);
+                progress, clock, err);
         boolean nodeUpdatesOff = config.nodeUpdatesType().equals(AgentConfig.NodeUpdates.NONE);
         Reconciler[] reconciler = new Reconciler[1];
         Runnable wake = () -> {
@@ -419,12 +405,10 @@ public final class RollingUpdateCommand implements java.util.concurrent.Callable
             EventRecorder events = new EventRecorder(client, clock, "nightshift-rolling-update");
             StepExecutor executor = new StepExecutor(client, evictor, observer, b.machines(), nodeUpdatesOff
                     ? new dev.nightshift.agent.provider.NoNodeUpdates() : b.nodes(), clock, events);
-            // The largest interval of the selected pools' roles: the least time between two validations of a streak.
-            Duration interval = selected.stream().map(p -> timing.intervals().get(p.spec().pool().role())).max(Comparator.naturalOrder())
-                    .orElse(Duration.ZERO);
             // Fencing off (Fence.open): there is no lease; the check above made sure no agent holds one.
             reconciler[0] = new Reconciler(new Reconciler.Settings(loaded.cluster().name(), Agent.NAMESPACE,
-                    config.validation().consecutive(), interval, false, Optional.empty(), true, selection, true, force), client, observer,
+                    config.validation().consecutive(), config.validation().interval(), false, Optional.empty(), true, selection,
+                    Optional.of(handRun(timing))), client, observer,
                     executor, probe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock, watch::report, events,
                     Fence.open());
             try {

@@ -60,8 +60,8 @@ public final class RunCommand implements Callable<Integer> {
     @Mixin
     private KubernetesOptions kubernetes;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "The agent's configuration file.")
-    private Path configFile;
+    @Mixin
+    private ProviderFlags providerFlags;
 
     @Option(names = "--repo", paramLabel = "URL", description = "Spec repository: https://, ssh://, git:// or file://.")
     private URI repo;
@@ -75,9 +75,6 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--git-ca-file", paramLabel = "FILE",
             description = "PEM file of the CA certificates trusted for an https:// repository, instead of the JDK's default CAs.")
     private Path gitCaFile;
-
-    @Option(names = "--cluster", paramLabel = "NAME", description = "The Cluster this agent manages.")
-    private String cluster;
 
     @Option(names = "--poll-interval", paramLabel = "DURATION", description = "e.g. 60s (default 60s, plus up to 10%% jitter).")
     private String pollInterval;
@@ -98,20 +95,6 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--dry-run", description = "Plan and report; change nothing.")
     private Boolean dryRun;
-
-    @Option(names = "--provider", paramLabel = "NAME",
-            description = "Machine provider (or provider.type; no default): simulated (machines become Node objects of the cluster itself; "
-                    + "for the embedded cluster and test clusters), cluster-api (Cluster API MachineDeployments; provider.clusterApi) "
-                    + "or http (a cloud adapter serving the machine API; provider.http).")
-    private String provider;
-
-    @Option(names = "--machine-api-url", paramLabel = "URL",
-            description = "The machine API's base URL for provider http (or provider.http.url), e.g. the one nightshift sandbox prints.")
-    private String machineApiUrl;
-
-    @Option(names = "--machine-api-token-file", paramLabel = "FILE",
-            description = "The file holding the machine API's bearer token (or provider.http.tokenFile); read on every request.")
-    private Path machineApiTokenFile;
 
     @Option(names = "--prometheus-url", paramLabel = "URL",
             description = "The Prometheus the rollout health checks query (or health.prometheus.url), e.g. http://prometheus:9090.")
@@ -149,22 +132,18 @@ public final class RunCommand implements Callable<Integer> {
 
     /** The configuration from the file and the flags, checked; empty after saying on stderr what is wrong. */
     private Optional<AgentConfig> configured() throws IOException {
-        AgentConfig config = AgentConfig.DEFAULTS;
-        if (configFile != null) {
-            AgentConfigLoader.Result loaded = new AgentConfigLoader().load(configFile);
-            if (loaded.config().isEmpty()) {
-                loaded.errors().forEach(spec.commandLine().getErr()::println);
-                return Optional.empty();
-            }
-            config = loaded.config().get();
+        Optional<AgentConfig> file = providerFlags.file(spec.commandLine().getErr());
+        if (file.isEmpty()) {
+            return Optional.empty();
         }
+        AgentConfig config = file.get();
         Optional<Duration> interval = Optional.ofNullable(pollInterval).flatMap(DurationText::parse);
         if (pollInterval != null && interval.isEmpty()) {
             spec.commandLine().getErr().println("--poll-interval must be a duration such as 60s, got \"" + pollInterval + "\"");
             return Optional.empty();
         }
         config = config.with(new AgentConfig.Overrides(Optional.ofNullable(repo), Optional.ofNullable(ref), Optional.ofNullable(path),
-                interval, Optional.ofNullable(cluster), Optional.ofNullable(httpPort), Optional.ofNullable(cacheDir),
+                interval, Optional.ofNullable(providerFlags.cluster), Optional.ofNullable(httpPort), Optional.ofNullable(cacheDir),
                 Optional.ofNullable(dryRun), Optional.ofNullable(gitCaFile)));
         if (leaderElect != null) {
             config = config.with(config.leaderElection().enabled(leaderElect));
@@ -189,8 +168,7 @@ public final class RunCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("the spec repository (--repo or git.url) and the cluster (--cluster or cluster) are required");
             return Optional.empty();
         }
-        Optional<AgentConfig> provided = ProviderFlags.apply(config, provider, machineApiUrl, machineApiTokenFile,
-                spec.commandLine().getErr());
+        Optional<AgentConfig> provided = providerFlags.apply(config, spec.commandLine().getErr());
         if (provided.isEmpty()) {
             return Optional.empty();
         }

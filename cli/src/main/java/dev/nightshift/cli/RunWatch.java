@@ -18,8 +18,9 @@ import dev.nightshift.strategies.plan.PoolReport;
  * Reads each reconcile's report of a {@code rolling-update --yes}: draws the progress, and decides when the run is over —
  * done when every selected pool is current with nothing under way; failed when a pool is FAILED, when a pool waits for
  * the cluster to validate longer than {@code --validation-timeout} (with {@code --fail-on-validate-error}), or a node's
- * drain takes longer than {@code --drain-timeout} (with {@code --fail-on-drain-error}). Without those flags, the timeouts
- * only warn once and the run goes on, as kops' does.
+ * drain takes longer than {@code --drain-timeout} (with {@code --fail-on-drain-error}). With {@code =false} it warns once
+ * per wait and node, and the run goes on as kops' does: the reconcile itself goes past the timeout ({@code HandRun}: the
+ * pool's batch starts, the node goes with its pods).
  */
 final class RunWatch {
 
@@ -37,9 +38,11 @@ final class RunWatch {
     private final Map<String, Instant> validatingSince = new HashMap<>();
     private final Map<String, Instant> drainingSince = new HashMap<>();
     private final java.util.Set<String> warned = new java.util.HashSet<>();
+    private final java.io.PrintWriter err;
 
     RunWatch(List<String> pools, RollingUpdateCommand.Timing timing, boolean failOnValidate, boolean failOnDrain, Progress progress,
-             Clock clock) {
+             Clock clock, java.io.PrintWriter err) {
+        this.err = err;
         this.pools = List.copyOf(pools);
         this.timing = timing;
         this.failOnValidate = failOnValidate;
@@ -80,7 +83,7 @@ final class RunWatch {
             if (p.phase() == PoolPhase.WAITING_FOR_VALIDATION) {
                 Instant since = validatingSince.computeIfAbsent(pool, k -> now);
                 if (Duration.between(since, now).compareTo(timing.validationTimeout()) > 0
-                        && stop("validate:" + pool, failOnValidate, "pool " + pool + ": the cluster did not validate within "
+                        && stop("validate:" + pool + "@" + since, failOnValidate, "pool " + pool + ": the cluster did not validate within "
                         + timing.validationTimeout().toSeconds() + "s (--validation-timeout)")) {
                     return;
                 }
@@ -113,7 +116,9 @@ final class RunWatch {
             return true;
         }
         if (warned.add(key)) {
-            System.err.println(why + "; going on");
+            err.println(why + (key.startsWith("drain") ? "; going on without it: the node goes with its pods (--fail-on-drain-error=false)"
+                    : "; going on: the batch starts anyway (--fail-on-validate-error=false)"));
+            err.flush();
         }
         return false;
     }

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.nightshift.agent.reconcile.HandRun;
 import dev.nightshift.spec.model.PoolRole;
 import picocli.CommandLine;
 
@@ -41,6 +44,59 @@ class RollingUpdateCommandTest {
         assertThat(command.validationTimeout).isEqualTo("15m");
         assertThat(command.failOnValidateError).isTrue();
         assertThat(command.failOnDrainError).isFalse();
+    }
+
+    @Test
+    void theTimeoutsBecomeGiveUpTimesOnlyWhereTheRunIsToGoOnPastThem() {
+        RollingUpdateCommand strict = new RollingUpdateCommand(List.of());
+        new CommandLine(strict).parseArgs("--spec", "dir", "--drain-timeout", "2m", "--validation-timeout", "3m");
+        RollingUpdateCommand lenient = new RollingUpdateCommand(List.of());
+        new CommandLine(lenient).parseArgs("--spec", "dir", "--drain-timeout", "2m", "--validation-timeout", "3m",
+                "--fail-on-drain-error=false", "--fail-on-validate-error=false", "--force");
+
+        HandRun failing = strict.handRun(strict.timing(new PrintWriter(err)).orElseThrow());
+        HandRun goingOn = lenient.handRun(lenient.timing(new PrintWriter(err)).orElseThrow());
+
+        assertThat(failing.drainGiveUp()).as("the run fails instead (RunWatch)").isEmpty();
+        assertThat(failing.validationGiveUp()).isEmpty();
+        assertThat(failing.force()).isFalse();
+        assertThat(goingOn.drainGiveUp()).contains(Duration.ofMinutes(2));
+        assertThat(goingOn.validationGiveUp()).contains(Duration.ofMinutes(3));
+        assertThat(goingOn.force()).isTrue();
+    }
+
+    @Test
+    void eachRolesIntervalComesFromItsFlagMastersForControlPlanesAndApiservers() {
+        RollingUpdateCommand command = new RollingUpdateCommand(List.of());
+        new CommandLine(command).parseArgs("--spec", "dir", "--bastion-interval", "1s", "--master-interval", "2m", "--node-interval", "3s");
+
+        HandRun run = command.handRun(command.timing(new PrintWriter(err)).orElseThrow());
+
+        assertThat(run.intervals()).isEqualTo(Map.of(PoolRole.BASTION, Duration.ofSeconds(1), PoolRole.CONTROL_PLANE, Duration.ofMinutes(2),
+                PoolRole.APISERVER, Duration.ofMinutes(2), PoolRole.NODE, Duration.ofSeconds(3)));
+    }
+
+    /** Issue 27: one picocli mixin, so that both commands take the provider and cluster flags under the same names and help. */
+    @Test
+    void runAndRollingUpdateTakeTheProviderAndClusterFlagsWithTheSameNamesAndHelp() {
+        CommandLine main = Main.commandLine(List.of());
+        CommandLine.Model.CommandSpec run = main.getSubcommands().get("run").getCommandSpec();
+        CommandLine.Model.CommandSpec rollingUpdate = main.getSubcommands().get("rolling-update").getCommandSpec();
+
+        for (String name : List.of("--config", "--cluster", "--provider", "--machine-api-url", "--machine-api-token-file", "--kubeconfig")) {
+            assertThat(rollingUpdate.findOption(name)).as(name).isNotNull();
+            assertThat(run.findOption(name)).as(name).isNotNull();
+            assertThat(rollingUpdate.findOption(name).description()).as(name).isEqualTo(run.findOption(name).description());
+            assertThat(rollingUpdate.findOption(name).paramLabel()).as(name).isEqualTo(run.findOption(name).paramLabel());
+        }
+    }
+
+    @Test
+    void theConfigurationsClusterIsUsedWithoutCluster(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path config = java.nio.file.Files.writeString(tmp.resolve("agent.yaml"), "cluster: elsewhere\nprovider: {type: http}\n");
+
+        assertThat(run("--spec", SPEC.toString(), "--config", config.toString())).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).contains("no cluster elsewhere in the spec; it has demo");
     }
 
     @Test

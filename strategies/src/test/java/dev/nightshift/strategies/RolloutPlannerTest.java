@@ -363,6 +363,26 @@ class RolloutPlannerTest {
     }
 
     /**
+     * {@code rolling-update --fail-on-validate-error=false} past {@code --validation-timeout}: the pool goes on as kops
+     * does ("proceeding since fail-on-validate-error is set to false"), within its own limits; without the waiver the
+     * same cluster starts nothing (the test above).
+     */
+    @Test
+    void aPoolWhoseValidationIsWaivedStartsItsNextBatchThoughTheClusterDoesNotValidate() {
+        List<ObservedNode> nodes = List.of(current(ROLLING, "web", "web-0"), outdated(ROLLING, "web", "web-1"));
+        // The control plane not Ready: no pool validates.
+        Plan waiting = planner.plan(ROLLING, new dev.nightshift.strategies.model.ObservedCluster(nodes, false, MaintenanceState.OPEN,
+                Map.of("web", validated())), T0);
+        Plan waived = planner.plan(ROLLING.withValidationWaived(java.util.Set.of("web")), new dev.nightshift.strategies.model.ObservedCluster(
+                nodes, false, MaintenanceState.OPEN, Map.of("web", validated())), T0);
+
+        assertThat(of(waiting, Step.CreateMachine.class)).isEmpty();
+        assertThat(waiting.report("web").phase()).isEqualTo(PoolPhase.WAITING_FOR_VALIDATION);
+        assertThat(of(waived, Step.CreateMachine.class)).as("the surge machine for web-1").singleElement();
+        assertThat(waived.report("web").phase()).isEqualTo(PoolPhase.UPDATING);
+    }
+
+    /**
      * A streak completed, then a node went NotReady: the planner asks for a validation again, whose failure ends the
      * streak, so that once the pool is healthy again it needs its consecutive validations anew (kops's validate-count).
      * Before, the complete streak was kept, no validation was asked, and the loop idled at its slow resync.

@@ -26,12 +26,17 @@ final class MachineApiLogs {
 
     /** A line of the request log ({@code RequestLog.Entry}). */
     record Request(long sequence, String method, String path, String operation, int ordinal, String idempotencyKey, int status,
-                   String machine, String phase) {
+                   String machine, String phase, java.time.Instant time) {
+
+        Request(long sequence, String method, String path, String operation, int ordinal, String idempotencyKey, int status,
+                String machine, String phase) {
+            this(sequence, method, path, operation, ordinal, idempotencyKey, status, machine, phase, null);
+        }
 
         static Request of(JsonNode line) {
             return new Request(line.path("sequence").asLong(), text(line, "method"), text(line, "path"), text(line, "operation"),
                     line.path("ordinal").asInt(), text(line, "idempotencyKey"), line.path("status").asInt(), text(line, "machine"),
-                    text(line, "phase"));
+                    text(line, "phase"), line.hasNonNull("time") ? java.time.Instant.parse(line.get("time").asText()) : null);
         }
     }
 

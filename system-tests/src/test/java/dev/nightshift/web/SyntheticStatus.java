@@ -70,6 +70,12 @@ final class SyntheticStatus {
                     .put("nodes", size).put("current", current).put("outdated", size - current - failed).put("updating", counts[5] + counts[6])
                     .put("failed", failed).put("outdatedPastWindow", 0).put("progress", (double) current / Math.max(1, size - failed))
                     .put("maxSurge", 1).put("maxUnavailable", 0).put("progressing", true);
+            if (PHASES.get(p % PHASES.size()).equals("WAITING_FOR_TURN")) {
+                o.putObject("waitingFor").put("reason", "concurrency").putNull("pool")
+                        .put("detail", "concurrency: 10 of 10 turns taken (pool-000, pool-001, pool-002, pool-003, pool-005, …)");
+            } else {
+                o.putNull("waitingFor");
+            }
             o.putArray("awaitingSelection");
             o.putArray("adopted");
             o.putArray("unhealthyNodes");

@@ -155,8 +155,34 @@ class WebViewIT {
         browser.screenshot(SCREENSHOTS.resolve("web-view-blocked-drain.png"));
     }
 
+    /**
+     * Issue 27: a pool that waits for its turn in the fleet says why, in the fleet table and on its card. gpu-worker is bumped
+     * while batch, of the same role, holds the only turn (its drain blocked above): /status gives gpu-worker a
+     * {@code waitingFor} of reason concurrency, and the page says it in words with the agent's sentence.
+     */
     @Test
     @Order(4)
+    void aPoolWaitingForItsTurnSaysWhyInTheFleetTableAndOnItsCard() throws Exception {
+        edit("pools/gpu-worker.yaml", "version: 1631.0.0}", "version: 1632.0.0}");
+        sandbox.commitAndPush("gpu-worker to gardenlinux 1632.0.0 while batch holds the turn");
+
+        JsonNode waiting = await("gpu-worker's waitingFor in /status").atMost(Duration.ofSeconds(30))
+                .until(() -> pool("gpu-worker").path("waitingFor"), JsonNode::isObject);
+        String detail = waiting.path("detail").asText();
+        String row = await("the fleet table says why").atMost(Duration.ofSeconds(10))
+                .until(() -> text("tr[data-pool='gpu-worker'] .waiting"), t -> t.contains(detail));
+
+        assertThat(waiting.path("reason").asText()).isEqualTo("concurrency");
+        assertThat(detail).contains("batch");
+        assertThat(row).isEqualTo("Waits for its turn: as many pools of its role as allowed are rolling (" + detail + ")");
+        assertThat(text("#pool-gpu-worker .waiting")).isEqualTo(row);
+        assertThat(text("tr[data-pool='batch'] .waiting")).as("batch holds the turn: it waits for nothing").isEmpty();
+        assertThat(browser.consoleErrors()).isEmpty();
+        browser.screenshot(SCREENSHOTS.resolve("web-view-waiting.png"));
+    }
+
+    @Test
+    @Order(5)
     void anInvalidCommitShowsItsFileLineAndColumn() throws Exception {
         edit("pools/batch.yaml", "maxSurge: \"25%\"", "maxSurge: lots");
         String commit = sandbox.commitAndPush("a broken commit: batch maxSurge: lots");
@@ -175,7 +201,7 @@ class WebViewIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void axeFindsNoSeriousOrCriticalAccessibilityViolation() throws Exception {
         List<Axe.Violation> violations = Axe.installed().violations(browser);
 
@@ -186,7 +212,7 @@ class WebViewIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void theKeyboardReachesANodeGridAndItsArrowsNameEachNode() {
         WebElement first = browser.driver().findElement(By.cssSelector("#pool-cpu-worker .nodes li"));
         assertThat(first.getAttribute("tabindex")).as("one tab stop per grid").isEqualTo("0");
@@ -206,7 +232,7 @@ class WebViewIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void onAPhoneThePageNeedsNoSidewaysScrollingAndShowsNoSecret() throws Exception {
         browser.resize(new Dimension(390, 844));
         try {
@@ -223,7 +249,7 @@ class WebViewIT {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void twoHundredPoolsOfFiveThousandNodesRenderAndTheirTimeIsRecorded() throws Exception {
         String status = SyntheticStatus.json(200, 5000, Instant.now());
         AgentHttpServer server = new AgentHttpServer(new InetSocketAddress("127.0.0.1", 0))
@@ -238,6 +264,8 @@ class WebViewIT {
             double ms = ((Number) browser.script("return window.nightshiftRenderMs")).doubleValue();
             assertThat(browser.driver().findElements(By.cssSelector("table.fleet tbody tr"))).hasSize(200);
             assertThat(((Number) browser.script("return document.querySelectorAll('.nodes li').length")).longValue()).isEqualTo(5000);
+            assertThat(((Number) browser.script("return document.querySelectorAll('table.fleet .waiting').length")).longValue())
+                    .as("a line in the row of each pool waiting for its turn").isEqualTo(40);
             // The budget is a benchmark's, checked on demand on a quiet machine (-Dnightshift.webview.budget=true,
             // docs/operations/web-view.md), never in the suite: with other test JVMs on the two cores it took 1.5 s once.
             if (Boolean.getBoolean("nightshift.webview.budget")) {
@@ -250,6 +278,16 @@ class WebViewIT {
         } finally {
             server.close();
         }
+    }
+
+    /** The pool's entry of the agent's /status. */
+    private JsonNode pool(String name) throws IOException, InterruptedException {
+        for (JsonNode p : sandbox.status().path("pools")) {
+            if (p.path("pool").asText().equals(name)) {
+                return p;
+            }
+        }
+        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
     }
 
     /** The pools in the fleet table, in its order. */

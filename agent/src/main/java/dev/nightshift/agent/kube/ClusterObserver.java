@@ -280,6 +280,22 @@ public final class ClusterObserver implements AutoCloseable {
         return new ObservedCluster(observed, controlPlaneReady, maintenance, status, controlPlaneNodes).withZones(zones);
     }
 
+    /**
+     * The node of each machine of these pools that has one, by machine name (the provider's listing of this reconcile);
+     * a pool whose machines cannot be listed is left out.
+     */
+    public Map<String, String> machineNodes(Set<String> pools) {
+        Map<String, String> nodesByMachine = new HashMap<>();
+        for (String pool : pools) {
+            try {
+                provider.machines(pool).forEach(m -> m.node().ifPresent(n -> nodesByMachine.put(m.name(), n)));
+            } catch (RuntimeException e) {
+                // Observed as failed by the pass already (providerFailures): held, so nothing is forced in it anyway.
+            }
+        }
+        return nodesByMachine;
+    }
+
     /** A reconcile begins: the machine provider forgets what it read for the last one. */
     public void refresh() {
         capabilities.refresh();

@@ -38,4 +38,12 @@ interface ClusterView {
 
     /** The durations {@code pool}'s record keeps (creations, drains, updates), for estimates. */
     PoolDurations recordedDurations(String pool);
+
+    /**
+     * The node each machine of these pools has, by machine name, as the provider lists them in this pass: a machine is
+     * observed under its own name until its node carries the pool label, and under its node's name from then on.
+     */
+    default Map<String, String> machineNodes(Set<String> pools) {
+        return Map.of();
+    }
 }

@@ -21,8 +21,11 @@ import dev.nightshift.strategies.model.ObservedNode;
  * marks on the nodes stay, so a run stopped half way leaves the agent nothing to take over (unlike a needs-update label).
  *
  * <p>Forced are the machines current at the first observation, by name; a replaced machine's successor has another
- * name and is current. A machine updated in place keeps its name: it stays forced until its update is seen started and
- * then finished. Kept by one run only (not thread-safe: the pass's thread).
+ * name and is current. A machine whose node registered but does not carry the pool label yet is observed under the
+ * machine's name, and under its node's once the pass has labelled it: the name it is forced under follows it (else the
+ * machine would drop out of the forced set, and a run after {@code --cloudonly}, whose nodes nobody labelled, would end
+ * at once with nothing updated). A machine updated in place keeps its name: it stays forced until its update is seen
+ * started and then finished. Kept by one run only (not thread-safe: the pass's thread).
  */
 final class ForcedNodes {
 
@@ -32,14 +35,22 @@ final class ForcedNodes {
     private Set<String> forced;
     private final Set<String> updatingInPlace = new HashSet<>();
 
-    /** The observation with the forced machines shown outdated. */
-    ObservedCluster apply(DesiredCluster desired, ObservedCluster observed) {
+    /** The observation with the forced machines shown outdated; {@code machineNodes}: each machine's node, by machine name. */
+    ObservedCluster apply(DesiredCluster desired, ObservedCluster observed, Map<String, String> machineNodes) {
         Map<String, DesiredPool> pools = desired.pools().stream().collect(Collectors.toMap(DesiredPool::name, p -> p));
         if (forced == null) {
             forced = observed.nodes().stream().filter(n -> pools.containsKey(n.pool()) && n.rollHash().isPresent()
                     && !pools.get(n.pool()).outdated(n)).map(ObservedNode::name).collect(Collectors.toCollection(HashSet::new));
         }
         Set<String> present = observed.nodes().stream().map(ObservedNode::name).collect(Collectors.toSet());
+        // A machine observed under its own name before, under its node's now.
+        for (String name : Set.copyOf(forced)) {
+            String node = machineNodes.get(name);
+            if (!present.contains(name) && node != null && present.contains(node)) {
+                forced.remove(name);
+                forced.add(node);
+            }
+        }
         forced.retainAll(present);
         for (ObservedNode n : observed.nodes()) {
             if (!forced.contains(n.name())) {

@@ -63,6 +63,11 @@ final class ObserverView implements ClusterView {
     }
 
     @Override
+    public Map<String, String> machineNodes(Set<String> pools) {
+        return observer.machineNodes(pools);
+    }
+
+    @Override
     public Map<String, String> refusals(Set<String> pools) {
         return observer.refusals(pools);
     }

@@ -54,17 +54,23 @@ final class ReconcilePass implements Reconciler.Pass {
 
     /**
      * @param validationsRequired consecutive successful validations a pool needs before it starts and between batches
-     */
-    /**
-     * @param managed       the pools this pass acts on; the others are planned for nothing and reported as not managed here
-     * @param ignoreWindows maintenance windows are not consulted (always open, no exclusion): {@code nightshift rolling-update}
-     * @param force         the machines current at the first pass are updated too ({@link ForcedNodes})
+     * @param managed             the pools this pass acts on; the others are planned for nothing and reported as not managed here
+     * @param byHand              a run by hand ({@code nightshift rolling-update}): windows not consulted (always open, no
+     *                            exclusion), and what {@link HandRun} says; empty: the agent's
      */
     record Settings(int validationsRequired, boolean dryRun, Optional<KubernetesVersion> apiServerVersion, ManagedPools managed,
-                    boolean ignoreWindows, boolean force) {
+                    Optional<HandRun> byHand) {
 
         Settings(int validationsRequired, boolean dryRun, Optional<KubernetesVersion> apiServerVersion) {
-            this(validationsRequired, dryRun, apiServerVersion, ManagedPools.ALL, false, false);
+            this(validationsRequired, dryRun, apiServerVersion, ManagedPools.ALL, Optional.empty());
+        }
+
+        boolean ignoreWindows() {
+            return byHand.isPresent();
+        }
+
+        boolean force() {
+            return byHand.filter(HandRun::force).isPresent();
         }
     }
 
@@ -99,6 +105,8 @@ final class ReconcilePass implements Reconciler.Pass {
     private NodeUpdateTracker tracker = new NodeUpdateTracker();
     /** With {@code force}: the machines shown outdated. */
     private final ForcedNodes forced = new ForcedNodes();
+    /** With a drain give-up time: the drains shown finished past it. */
+    private final Optional<IgnoredDrains> ignoredDrains;
     /** What was accepted must be read from the pool records before the next pass: at start and at every term as leader. */
     private boolean rebuild = true;
 
@@ -129,7 +137,8 @@ final class ReconcilePass implements Reconciler.Pass {
         this.runner = runner;
         this.notes = notes;
         this.records = records;
-        this.validations = new Validations(validationInterval, this.apiServer);
+        this.validations = new Validations(validationInterval, this.apiServer, settings.byHand().flatMap(HandRun::validationGiveUp));
+        this.ignoredDrains = settings.byHand().flatMap(HandRun::drainGiveUp).map(IgnoredDrains::new);
         this.leading = leading;
         this.durations = new ObservedDurations(cluster::recordedDurations);
         this.eta = eta;
@@ -184,16 +193,20 @@ final class ReconcilePass implements Reconciler.Pass {
         List<DesiredPool> managed = new ArrayList<>();
         acting.get().pools().values().forEach(p -> {
             if (settings.managed().manages(p)) {
-                managed.add(DesiredPool.of(p));
+                managed.add(DesiredPool.of(settings.byHand().map(h -> h.paced(p)).orElse(p)));
             } else {
                 unmanaged.put(p.name(), settings.managed().why(p));
             }
         });
-        DesiredCluster desired = new DesiredCluster(spec, managed, settings.validationsRequired(), cluster.refillsPools());
+        DesiredCluster desired = new DesiredCluster(spec, managed, settings.validationsRequired(), cluster.refillsPools(),
+                validations.waived(now));
         ObservedCluster seen = observe(desired, window);
         ObservedCluster observed = seen.withHealth(health.verdicts(desired, seen, now));
         if (settings.force()) {
-            observed = forced.apply(desired, observed);
+            observed = forced.apply(desired, observed, cluster.machineNodes(poolNames(desired)));
+        }
+        if (ignoredDrains.isPresent()) {
+            observed = ignoredDrains.get().apply(desired, observed, now);
         }
         Planned planned = plan(desired, observed, now);
         Executed executed = execute(planned.plan(), desired, observed, acting.get().commit(), now);
@@ -300,6 +313,10 @@ final class ReconcilePass implements Reconciler.Pass {
                 continue;
             }
             statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, now));
+            if (step instanceof Step.DeleteMachine || step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet) {
+                // As the streak: the next batch is validated afresh (a waiver lasts one batch).
+                validations.batchStarted(step.pool());
+            }
             runner.execute(step).ifPresent(o -> {
                 outcomes.add(o);
                 // The audit line: one per action, with its pool and the commit it carries out.

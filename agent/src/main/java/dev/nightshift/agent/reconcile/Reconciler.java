@@ -46,23 +46,23 @@ public final class Reconciler implements AutoCloseable {
      * @param validationInterval  the least time between two validations that count
      * @param leading             whether to act from the start; with leader election the agent starts standing by
      * @param managed             the pools acted on ({@code pools:}; {@code rolling-update --instance-group})
-     * @param ignoreWindows       maintenance windows are not consulted ({@code rolling-update}, run by hand)
-     * @param force               machines current at the first pass are updated too ({@code rolling-update --force})
+     * @param byHand              a run by hand ({@code rolling-update}): maintenance windows are not consulted, and what
+     *                            {@link HandRun} says; empty: the agent's
      */
     public record Settings(String cluster, String namespace, int validationsRequired, Duration validationInterval, boolean dryRun,
-                           Optional<KubernetesVersion> apiServerVersion, boolean leading, ManagedPools managed, boolean ignoreWindows,
-                           boolean force) {
+                           Optional<KubernetesVersion> apiServerVersion, boolean leading, ManagedPools managed,
+                           Optional<HandRun> byHand) {
 
         /** The agent's: every pool, inside maintenance windows. */
         public Settings(String cluster, String namespace, int validationsRequired, Duration validationInterval, boolean dryRun,
                         Optional<KubernetesVersion> apiServerVersion, boolean leading) {
             this(cluster, namespace, validationsRequired, validationInterval, dryRun, apiServerVersion, leading, ManagedPools.ALL,
-                    false, false);
+                    Optional.empty());
         }
 
         public Settings with(ManagedPools pools) {
             return new Settings(cluster, namespace, validationsRequired, validationInterval, dryRun, apiServerVersion, leading, pools,
-                    ignoreWindows, force);
+                    byHand);
         }
     }
 
@@ -140,7 +140,7 @@ public final class Reconciler implements AutoCloseable {
         EtaRefresh eta = new EtaRefresh(new RolloutEta(planner.nodeUpdates()));
         this.leading = settings.leading();
         this.pass = new ReconcilePass(new ReconcilePass.Settings(settings.validationsRequired(), settings.dryRun(),
-                settings.apiServerVersion(), settings.managed(), settings.ignoreWindows(), settings.force()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
+                settings.apiServerVersion(), settings.managed(), settings.byHand()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
                 new DisruptionStage(), executor::execute, new WhyEvents(events),
                 new PoolRecordWriter(client, observer, settings.namespace(), accepted, clock, evicted), apiServerReady,
                 settings.validationInterval(), () -> leading && fence.held(), eta, clock, health);

@@ -333,6 +333,154 @@ class ReconcilePassTest {
         assertThat(report.updateFailures()).containsExactly(new ReconcileReport.UpdateFailure("web", "web-1", "the image could not be pulled"));
     }
 
+    /**
+     * A machine whose node registered without the pool label is observed under the machine's name, and under the node's once
+     * the pass labelled it. Before, the forced set lost it at that moment: a run after {@code --cloudonly} ended at once with
+     * nothing updated (RollingUpdateIT).
+     */
+    @Test
+    void aForcedMachineStaysForcedWhenItIsObservedUnderItsNodesNameOnceLabelled() {
+        ObservedNode machine = ObservedNode.ready("m-1", "web", NOW.minusSeconds(3600)).toBuilder().registered(false)
+                .rollHash(WEB.rollHash()).kubeletHash(WEB.kubeletHash()).build();
+        ObservedNode node = ObservedNode.ready("node-1", "web", NOW.minusSeconds(3600)).toBuilder().rollHash(WEB.rollHash())
+                .kubeletHash(WEB.kubeletHash()).managedLabels(WEB.labels()).build();
+        ReconcilePass forcing = pass(new ReconcilePass.Settings(1, false, Optional.empty(), ManagedPools.ALL,
+                Optional.of(new HandRun(true, Map.of(), Optional.empty(), Optional.empty()))));
+        cluster.observed = new ObservedCluster(List.of(machine), true, MaintenanceState.OPEN, Map.of("web", PoolStatus.NEW.withValidationStreak(1)));
+        forcing.run(offered(), NOW);
+
+        cluster.observed = cluster.observed.withNodes(List.of(node));
+        cluster.machineNodes = Map.of("m-1", "node-1");
+        ReconcileReport labelled = forcing.run(offered(), NOW.plusSeconds(2)).orElseThrow();
+
+        assertThat(labelled.plan().reports().get("web").outdated()).isEqualTo(1);
+    }
+
+    /** Pool web of 2 machines replaced one at a time (no surge), acted on instead of {@link TestClusters#oneWebPool()}. */
+    private static final DesiredCluster SWAP = TestClusters.load("""
+            apiVersion: nightshift.dev/v1alpha1
+            kind: Cluster
+            metadata: {name: c}
+            spec:
+              kubernetes: {version: "1.31.4"}
+            ---
+            apiVersion: nightshift.dev/v1alpha1
+            kind: WorkerPool
+            metadata: {name: web, cluster: c}
+            spec:
+              minimum: 2
+              maximum: 2
+              maxSurge: 0
+              maxUnavailable: 1
+              interval: 0s
+              machineControllerManager: {onEvictionBlocked: Wait}
+              machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+            """);
+
+    private void actOn(DesiredCluster desired) {
+        Map<String, ResolvedPool> pools = new HashMap<>();
+        desired.pools().forEach(p -> pools.put(p.name(), p.spec()));
+        acceptance.acting = Optional.of(new AcceptedSpecs.Acting("abc123", desired.cluster(), pools));
+    }
+
+    private static HandRun byHand(Map<dev.nightshift.spec.model.PoolRole, Duration> intervals, Optional<Duration> drainGiveUp,
+                                  Optional<Duration> validationGiveUp) {
+        return new HandRun(false, intervals, drainGiveUp, validationGiveUp);
+    }
+
+    private ReconcilePass pass(HandRun byHand) {
+        return pass(new ReconcilePass.Settings(1, false, Optional.empty(), ManagedPools.ALL, Optional.of(byHand)));
+    }
+
+    /** web-1 cordoned and draining for a minute, its pod's eviction refused by a budget; web-2 outdated and Ready. */
+    private void aDrainBlockedForAMinute() {
+        actOn(SWAP);
+        DesiredPool web = SWAP.pools().get(0);
+        ObservedNode draining = ObservedNode.ready("web-1", "web", NOW.minusSeconds(3600)).toBuilder().rollHash(OLD)
+                .kubeletHash(web.kubeletHash()).managedLabels(web.labels()).cordoned(true).drainStartedAt(NOW.minusSeconds(60))
+                .blockedEvictions(List.of(new dev.nightshift.strategies.model.BlockedEviction("shop/web-a", "web", 4)))
+                .build();
+        ObservedNode other = ObservedNode.ready("web-2", "web", NOW.minusSeconds(3600)).toBuilder().rollHash(OLD)
+                .kubeletHash(web.kubeletHash()).managedLabels(web.labels()).build();
+        cluster.observed = new ObservedCluster(List.of(draining, other), true, MaintenanceState.OPEN,
+                Map.of("web", PoolStatus.NEW.withValidationStreak(1)));
+    }
+
+    @Test
+    void aDrainBlockedPastTheDrainGiveUpOfARunByHandEndsAndTheMachineIsDeletedWithItsPods() {
+        aDrainBlockedForAMinute();
+
+        pass(false).run(offered(), NOW);
+        List<Step> agent = List.copyOf(executed);
+        executed.clear();
+        pass(byHand(Map.of(), Optional.of(Duration.ofSeconds(60)), Optional.empty())).run(offered(), NOW);
+
+        assertThat(agent).as("the agent drains on, waiting for the budget").contains(new Step.Drain("web-1", "web"))
+                .noneMatch(s -> s instanceof Step.DeleteMachine);
+        assertThat(executed).as("rolling-update --fail-on-drain-error=false past --drain-timeout")
+                .anyMatch(s -> s instanceof Step.DeleteMachine && s.target().equals("web-1"))
+                .noneMatch(s -> s instanceof Step.Drain);
+    }
+
+    @Test
+    void aDrainShorterThanTheGiveUpGoesOnAsTheAgentsDoes() {
+        aDrainBlockedForAMinute();
+
+        pass(byHand(Map.of(), Optional.of(Duration.ofSeconds(61)), Optional.empty())).run(offered(), NOW);
+
+        assertThat(executed).contains(new Step.Drain("web-1", "web")).noneMatch(s -> s instanceof Step.DeleteMachine);
+    }
+
+    @Test
+    void aPoolFailingValidationForTheGiveUpOfARunByHandStartsItsNextBatchOnceAndThenWaitsAgain() {
+        actOn(SWAP);
+        outdatedNodes(2, 0);
+        apiServerReady = false;
+        ReconcilePass byHand = pass(byHand(Map.of(), Optional.empty(), Optional.of(Duration.ofSeconds(30))));
+        ReconcilePass agent = pass(false);
+
+        byHand.run(offered(), NOW);
+        agent.run(offered(), NOW);
+        assertThat(executed).as("the first failed check starts the clock; nothing disrupted").noneMatch(DisruptionGuardSteps::disruptive);
+        byHand.run(offered(), NOW.plusSeconds(29));
+        agent.run(offered(), NOW.plusSeconds(31));
+        assertThat(executed).as("before the give-up, and the agent at any time").noneMatch(DisruptionGuardSteps::disruptive);
+
+        byHand.run(offered(), NOW.plusSeconds(30));
+
+        assertThat(executed).as("past --validation-timeout with --fail-on-validate-error=false")
+                .contains(new Step.Cordon("web-1", "web")).filteredOn(DisruptionGuardSteps::disruptive).allMatch(s -> s.target().equals("web-1"));
+        // The batch goes on: web-1 drained, its machine deleted; then the next batch waits for a validation again.
+        executed.clear();
+        List<ObservedNode> nodes = new ArrayList<>(cluster.observed.nodes());
+        nodes.set(0, nodes.get(0).toBuilder().cordoned(true).drainStartedAt(NOW.plusSeconds(30)).drained(true).build());
+        cluster.observed = cluster.observed.withNodes(nodes);
+        byHand.run(offered(), NOW.plusSeconds(31));
+        assertThat(executed).anyMatch(s -> s instanceof Step.DeleteMachine && s.target().equals("web-1"));
+        executed.clear();
+        cluster.observed = cluster.observed.withNodes(nodes.subList(1, 2));
+        byHand.run(offered(), NOW.plusSeconds(32));
+        assertThat(executed).as("the next batch, before its own give-up").noneMatch(DisruptionGuardSteps::disruptive);
+    }
+
+    @Test
+    void aRunByHandWaitsItsRolesIntervalAfterADeletionWhenThePoolsOwnIsShorter() {
+        actOn(SWAP);
+        outdatedNodes(2, 1);
+        cluster.observed = new ObservedCluster(cluster.observed.nodes(), true, MaintenanceState.OPEN,
+                Map.of("web", PoolStatus.NEW.withValidationStreak(1).withLastTermination(NOW.minusSeconds(5))));
+
+        pass(false).run(offered(), NOW);
+        List<Step> agent = List.copyOf(executed);
+        executed.clear();
+        ReconcileReport paced = pass(byHand(Map.of(dev.nightshift.spec.model.PoolRole.NODE, Duration.ofSeconds(20)), Optional.empty(),
+                Optional.empty())).run(offered(), NOW).orElseThrow();
+
+        assertThat(agent).as("the pool's own interval (0s) is over").anyMatch(DisruptionGuardSteps::disruptive);
+        assertThat(executed).as("--node-interval 20s, 5 s after the last deletion").noneMatch(DisruptionGuardSteps::disruptive);
+        assertThat(paced.plan().wakeAt()).contains(NOW.plusSeconds(15));
+    }
+
     /** Acts on pool web of {@link TestClusters#oneWebPool()} unless told otherwise. */
     private final class FakeAcceptance implements Acceptance {
         Optional<AcceptedSpecs.Acting> acting;
@@ -379,6 +527,12 @@ class ReconcilePassTest {
         Map<String, String> refusals = Map.of();
         Map<String, String> failures = Map.of();
         Map<String, String> providerFailures = Map.of();
+        Map<String, String> machineNodes = Map.of();
+
+        @Override
+        public Map<String, String> machineNodes(Set<String> pools) {
+            return machineNodes;
+        }
 
         @Override
         public boolean refillsPools() {
@@ -423,7 +577,7 @@ class ReconcilePassTest {
         outdatedNodes(3, 1);
 
         ReconcileReport report = pass(new ReconcilePass.Settings(1, false, Optional.empty(),
-                new ManagedPools(java.util.Set.of("batch"), java.util.Set.of()), false, false)).run(offered(), NOW).orElseThrow();
+                new ManagedPools(java.util.Set.of("batch"), java.util.Set.of()), Optional.empty())).run(offered(), NOW).orElseThrow();
 
         assertThat(executed).isEmpty();
         assertThat(report.plan().reports()).doesNotContainKey("web");
@@ -439,7 +593,8 @@ class ReconcilePassTest {
         cluster.observed = new ObservedCluster(nodes, true, MaintenanceState.OPEN, Map.of("web", PoolStatus.NEW.withValidationStreak(1)));
 
         ReconcileReport plain = pass(false).run(offered(), NOW).orElseThrow();
-        ReconcileReport forced = pass(new ReconcilePass.Settings(1, false, Optional.empty(), ManagedPools.ALL, true, true))
+        ReconcileReport forced = pass(new ReconcilePass.Settings(1, false, Optional.empty(), ManagedPools.ALL,
+                Optional.of(new HandRun(true, Map.of(), Optional.empty(), Optional.empty()))))
                 .run(offered(), NOW).orElseThrow();
 
         assertThat(plain.plan().reports().get("web").outdated()).isZero();

@@ -76,6 +76,13 @@ public record WorkerPoolSpec(
                 interval, drainAndTerminate, machineControllerManager, value);
     }
 
+    /** The same pool with another {@code interval} (which no hash reads): how {@code rolling-update} paces a pool by its role. */
+    public WorkerPoolSpec withInterval(Duration value) {
+        return new WorkerPoolSpec(name, cluster, annotations, role, minimum, maximum, maxSurge, maxUnavailable, updateStrategy, machine,
+                volume, criName, kubernetesVersion, kubelet, providerConfig, labels, taints, minReadySeconds, progressDeadlineSeconds,
+                value, drainAndTerminate, machineControllerManager, rollout);
+    }
+
     /** {@code rollout.after}: the pools that must be current and healthy before this one starts. */
     public List<String> after() {
         return rollout.map(Rollout::after).orElse(List.of());

@@ -71,6 +71,26 @@
     return `<span class="badge ${PHASE_TONE[p.phase] || ''}">${esc(p.phase.toLowerCase().replace(/_/g, ' '))}</span>`;
   }
 
+  /**
+   * Why a pool with work takes none now, from /status waitingFor ({reason, pool, detail}): its turn in the fleet (role
+   * order, rollout.after, concurrency) or room (the cluster's budget, its zone's repairs). Plain words, then the agent's
+   * own sentence; '' when it waits for nothing.
+   */
+  const WAITS = {
+    'role-order': (w) => `Waits for its turn: pool ${w.pool} of an earlier role goes first`,
+    after: (w) => `Waits for its turn: it starts after pool ${w.pool}`,
+    concurrency: () => 'Waits for its turn: as many pools of its role as allowed are rolling',
+    'cluster-budget': () => 'Waits for room: the cluster has as many unavailable nodes as it allows',
+    'zone-repairs': () => 'Waits for room: its zone has as many repairs under way as it allows',
+  };
+
+  function waitingFor(p) {
+    const w = p.waitingFor;
+    if (!w) return '';
+    const lead = WAITS[w.reason] ? WAITS[w.reason](w) : `Waits: ${w.reason}`;
+    return `<span class="waiting">${esc(lead)}${w.detail ? ` <span class="detail">(${esc(w.detail)})</span>` : ''}</span>`;
+  }
+
   function eta(p) {
     if (p.eta && p.eta.completesAt) return `done by ${when(p.eta.completesAt)}`;
     if (p.eta) return 'not within the calendar\'s horizon';
@@ -94,7 +114,7 @@
       const pct = percent(p);
       return `<tr data-pool="${esc(p.pool)}">
 <th scope="row"><a href="#${idOf(p.pool)}">${esc(p.pool)}</a></th>
-<td data-label="Phase">${phase(p)}</td><td data-label="Action">${esc(action(p))}</td>
+<td data-label="Phase"${p.waitingFor ? ' class="has-wait"' : ''}>${phase(p)}${waitingFor(p)}</td><td data-label="Action">${esc(action(p))}</td>
 <td data-label="Progress"><progress max="100" value="${pct}" aria-label="${esc(p.pool)}: ${pct} % current"></progress> <span class="pct">${pct} %</span></td>
 <td class="num" data-label="Current">${p.current}</td><td class="num" data-label="Outdated">${p.outdated}</td>
 <td class="num" data-label="Updating">${p.updating}</td><td class="num" data-label="Failed">${p.failed}</td>
@@ -164,7 +184,7 @@ ${esc(h.action ?? '')} ${h.at ? when(h.at) : ''}</li>`));
     return `<article class="pool" id="${idOf(p.pool)}" aria-labelledby="${idOf(p.pool)}-h">
 <header><h3 id="${idOf(p.pool)}-h">${esc(p.pool)}</h3>${phase(p)}<span>${esc(action(p))}</span>
 <span>${percent(p)} % · ${plural(p.nodes, 'node')}</span>${st ? `<span>${st}</span>` : ''}</header>
-${grid(p)}${list('Needs attention', issues)}${why(p)}${history(p)}</article>`;
+${p.waitingFor ? `<p>${waitingFor(p)}</p>` : ''}${grid(p)}${list('Needs attention', issues)}${why(p)}${history(p)}</article>`;
   }
 
   /** One card per pool; when the pools are the same as shown, only the cards that changed are replaced. */

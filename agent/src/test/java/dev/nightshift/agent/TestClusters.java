@@ -15,23 +15,37 @@ public final class TestClusters {
     private TestClusters() {
     }
 
+    /** The pool fields {@link #oneWebPool()} gives pool web: 1 to 3 nodes at image 1631.0.0. */
+    public static final String WEB = """
+            minimum: 1
+            maximum: 3
+            machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+            """;
+
     /** Cluster {@code c} with one pool {@code web} of 1 to 3 nodes at image 1631.0.0, every other field defaulted. */
     public static DesiredCluster oneWebPool() {
-        return load("""
+        return clusterWith(pool("web", WEB));
+    }
+
+    /** Cluster {@code c} (Kubernetes 1.31.4, every other field defaulted) with these WorkerPool documents ({@link #pool}). */
+    public static DesiredCluster clusterWith(String... pools) {
+        StringBuilder yaml = new StringBuilder("""
                 apiVersion: nightshift.dev/v1alpha1
                 kind: Cluster
                 metadata: {name: c}
                 spec:
                   kubernetes: {version: "1.31.4"}
-                ---
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: c}
-                spec:
-                  minimum: 1
-                  maximum: 3
-                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
                 """);
+        for (String pool : pools) {
+            yaml.append("---\n").append(pool);
+        }
+        return load(yaml.toString());
+    }
+
+    /** The WorkerPool document of pool {@code name} of cluster {@code c}, with {@code spec} (YAML lines) as its spec. */
+    public static String pool(String name, String spec) {
+        return "apiVersion: nightshift.dev/v1alpha1\nkind: WorkerPool\nmetadata: {name: " + name + ", cluster: c}\nspec:\n"
+                + spec.indent(2);
     }
 
     /** The desired state of cluster {@code c} in these specs, which must load without error. */

@@ -83,23 +83,11 @@ class HealthChecksTest {
 
     /** A pool with the workloads check whose record holds a rollout to {@code target}; what {@code atRest} was told, in order. */
     private static List<String> forgottenAfterAVerdict(java.util.function.Function<dev.nightshift.strategies.model.DesiredPool, String> target) {
-        dev.nightshift.strategies.model.DesiredCluster desired = dev.nightshift.agent.TestClusters.load("""
-                apiVersion: nightshift.dev/v1alpha1
-                kind: Cluster
-                metadata: {name: c}
-                spec:
-                  kubernetes: {version: "1.31.4"}
-                ---
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: c}
-                spec:
-                  minimum: 1
-                  maximum: 3
-                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
-                  rollout:
-                    healthChecks: [{name: back, workloadsAvailable: {within: 5s}}]
-                """);
+        dev.nightshift.strategies.model.DesiredCluster desired = dev.nightshift.agent.TestClusters.clusterWith(
+                dev.nightshift.agent.TestClusters.pool("web", dev.nightshift.agent.TestClusters.WEB + """
+                        rollout:
+                          healthChecks: [{name: back, workloadsAvailable: {within: 5s}}]
+                        """));
         dev.nightshift.strategies.model.PoolStatus status = dev.nightshift.strategies.model.PoolStatus.NEW.withRollout(Optional.of(
                 new dev.nightshift.strategies.model.RolloutProgress(target.apply(desired.pools().get(0)), 3, 0, Optional.empty(),
                         Optional.empty(), java.util.Set.of(), 1, Optional.of(new dev.nightshift.strategies.model.RolloutProgress.Halt(

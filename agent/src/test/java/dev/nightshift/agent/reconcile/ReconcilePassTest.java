@@ -263,29 +263,7 @@ class ReconcilePassTest {
 
     @Test
     void aPoolWhoseProviderFailedIsHeldAndReportedWhileTheOtherPoolGoesOn() {
-        DesiredCluster two = TestClusters.load("""
-                apiVersion: nightshift.dev/v1alpha1
-                kind: Cluster
-                metadata: {name: c}
-                spec:
-                  kubernetes: {version: "1.31.4"}
-                ---
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: c}
-                spec:
-                  minimum: 1
-                  maximum: 3
-                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
-                ---
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: db, cluster: c}
-                spec:
-                  minimum: 1
-                  maximum: 3
-                  machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
-                """);
+        DesiredCluster two = TestClusters.clusterWith(TestClusters.pool("web", TestClusters.WEB), TestClusters.pool("db", TestClusters.WEB));
         Map<String, ResolvedPool> pools = new HashMap<>();
         two.pools().forEach(p -> pools.put(p.name(), p.spec()));
         acceptance.acting = Optional.of(new AcceptedSpecs.Acting("abc123", two.cluster(), pools));
@@ -357,25 +335,15 @@ class ReconcilePassTest {
     }
 
     /** Pool web of 2 machines replaced one at a time (no surge), acted on instead of {@link TestClusters#oneWebPool()}. */
-    private static final DesiredCluster SWAP = TestClusters.load("""
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: c}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            ---
-            apiVersion: nightshift.dev/v1alpha1
-            kind: WorkerPool
-            metadata: {name: web, cluster: c}
-            spec:
-              minimum: 2
-              maximum: 2
-              maxSurge: 0
-              maxUnavailable: 1
-              interval: 0s
-              machineControllerManager: {onEvictionBlocked: Wait}
-              machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
-            """);
+    private static final DesiredCluster SWAP = TestClusters.clusterWith(TestClusters.pool("web", """
+            minimum: 2
+            maximum: 2
+            maxSurge: 0
+            maxUnavailable: 1
+            interval: 0s
+            machineControllerManager: {onEvictionBlocked: Wait}
+            machine: {type: m5.large, image: {name: gardenlinux, version: 1631.0.0}}
+            """));
 
     private void actOn(DesiredCluster desired) {
         Map<String, ResolvedPool> pools = new HashMap<>();

@@ -726,22 +726,8 @@ class ClusterApiMachineProviderIT {
 
     @Test
     void replacingWithoutSurgePointsTheMachineDeploymentFirstThenExcludesDrainingAndDeletesTheMachine() throws Exception {
-        twoMachineSets("node-a");
-        ClusterApiMachineProvider provider = provider();
-        DesiredPool desired = ClusterApiFixtures.desired();
+        List<RecordedRequest> writes = deletedOutright(true);
 
-        MachineProvider.Deletion deletion = provider.delete(desired, "node-b", true);
-
-        assertThat(deletion.started()).isTrue();
-        List<RecordedRequest> writes = capi.capiWrites();
-        assertThat(writes).extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
-                tuple("POST", AWS_TEMPLATES_PATH),
-                tuple("POST", KUBEADM_TEMPLATES_PATH),
-                tuple("PATCH", MD_PATH),
-                tuple("PATCH", MACHINES_PATH + OLD_SET + "-bbbbb"),
-                tuple("DELETE", MACHINES_PATH + OLD_SET + "-bbbbb"));
-        assertThat(body(writes.get(2)).at("/spec/template/spec/infrastructureRef/name").asText())
-                .isEqualTo(MD + "-" + hex10(desired.rollHash().value()));
         assertThat(body(writes.get(2)).at("/spec/replicas").isMissingNode()).isTrue();
         assertThat(body(writes.get(3)).at("/metadata/annotations")).isEqualTo(ClusterApiFixtures.yaml(
                 "{machine.cluster.x-k8s.io/exclude-node-draining: 'true'}"));
@@ -753,11 +739,19 @@ class ClusterApiMachineProviderIT {
     void deletingWithoutReplacementAlsoPointsTheMachineDeploymentAtTheDesiredTemplateFirst() throws Exception {
         // A Machine deleted outright is made again by its MachineSet while the MachineDeployment keeps the replica (a
         // surge still asked for): at an older template, an outdated Machine would come back for each one deleted.
+        deletedOutright(false);
+    }
+
+    /**
+     * Node b's Machine deleted outright ({@code replace} or not): the templates cloned, the MachineDeployment pointed at
+     * them, then exclude-draining and the DELETE. Returns the writes.
+     */
+    private List<RecordedRequest> deletedOutright(boolean replace) throws Exception {
         twoMachineSets("node-a");
         ClusterApiMachineProvider provider = provider();
         DesiredPool desired = ClusterApiFixtures.desired();
 
-        MachineProvider.Deletion deletion = provider.delete(desired, "node-b", false);
+        MachineProvider.Deletion deletion = provider.delete(desired, "node-b", replace);
 
         assertThat(deletion.started()).isTrue();
         List<RecordedRequest> writes = capi.capiWrites();
@@ -769,6 +763,7 @@ class ClusterApiMachineProviderIT {
                 tuple("DELETE", MACHINES_PATH + OLD_SET + "-bbbbb"));
         assertThat(body(writes.get(2)).at("/spec/template/spec/infrastructureRef/name").asText())
                 .isEqualTo(MD + "-" + hex10(desired.rollHash().value()));
+        return writes;
     }
 
     @Test

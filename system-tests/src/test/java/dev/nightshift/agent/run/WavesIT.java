@@ -279,8 +279,10 @@ class WavesIT {
         JsonNode pool = awaitHalted(Duration.ofSeconds(30));
         assertThat(pool.path("healthFailure").path("value").asText()).isEqualTo("unknown");
         assertThat(pool.path("healthFailure").path("threshold").asText()).contains("unreachable");
+        // The soak counts from the canary's Ready, which the test sees up to one poll (100 ms) before it stops Prometheus:
+        // the halt comes a soak after that (CI once measured 4.993 s from the stop).
         assertThat(Duration.between(stopped, Instant.parse(pool.path("healthFailure").path("at").asText())))
-                .isGreaterThanOrEqualTo(soak);
+                .isGreaterThanOrEqualTo(soak.minusMillis(200));
         assertThat(touched(before)).as("old nodes cordoned or deleted").hasSize(1);
     }
 

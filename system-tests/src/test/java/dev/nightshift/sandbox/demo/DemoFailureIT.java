@@ -22,8 +22,6 @@ class DemoFailureIT {
 
     /** The default --timeout: a failure must not wait for it. */
     private static final Duration TIMEOUT = Duration.ofSeconds(300);
-    /** The rollout reaches its last pool (gpu-worker) in about 30 s; a bastion machine fails 30 s after its creation. */
-    private static final Duration PROMPTLY = Duration.ofSeconds(90);
 
     @TempDir
     Path tmp;
@@ -47,7 +45,9 @@ class DemoFailureIT {
                 0, 1.0));
 
         assertThat(run.exitCode()).as(run.screen()).isEqualTo(1);
-        assertThat(run.took()).as(run.screen()).isLessThan(PROMPTLY);
+        // Ended by the failure, not by waiting out the timeout (no wall-clock bound beyond that: the CI machine's load
+        // made 90 s take 113 s once; the FAILED line below says why it ended).
+        assertThat(run.took()).as(run.screen()).isLessThan(TIMEOUT);
         assertThat(run.screen()).containsPattern(
                 "FAILED: the image bump did not complete: pool gpu-worker: the in-place update of node gpu-worker-\\d failed after"
                         + " [0-9.]+s \\(NodeUpdateFailed\\)")
@@ -60,7 +60,9 @@ class DemoFailureIT {
                 1.0, 0));
 
         assertThat(run.exitCode()).as(run.screen()).isEqualTo(1);
-        assertThat(run.took()).as(run.screen()).isLessThan(PROMPTLY);
+        // Ended by the failure, not by waiting out the timeout (no wall-clock bound beyond that: the CI machine's load
+        // made 90 s take 113 s once; the FAILED line below says why it ended).
+        assertThat(run.took()).as(run.screen()).isLessThan(TIMEOUT);
         assertThat(run.screen()).containsPattern("FAILED: the image bump did not complete: pool bastion: 1 machine\\(s\\) failed: a new"
                 + " machine not Ready within creationTimeout.*\\(MachineFailed\\)");
     }

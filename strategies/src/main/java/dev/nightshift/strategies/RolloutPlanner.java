@@ -119,40 +119,50 @@ public final class RolloutPlanner {
         // The fleet's turns, pool by pool in the order the pools roll (the desired cluster's order is the schedule's).
         FleetSchedule schedule = FleetSchedule.inOrder(desired.cluster().concurrency().pools(), candidates);
         for (int i = 0; i < size; i++) {
-            DesiredPool pool = desiredPools.get(i);
-            String name = pool.name();
-            PoolStatus status = observed.status(name);
-            FleetSchedule.Turn turn = schedule.turn(name);
-            PoolDecision decision = kept[i];
-            if (decision == null || !decisions.sameInputs(name, status, turn)) {
-                PoolView view = views[i] != null ? views[i] : PoolView.ofOwn(pool, byPool.get(i), now, memo);
-                decision = decide(desired, observed, view, status, turn.granted(), now);
-                if (decisions != null) {
-                    decisions.keep(name, byPool.get(i), status, turn, decision, now);
-                }
-            }
-            DecisionMemo.Reported reported = decisions == null ? null : decisions.reportFor(name, decision, status, turn, now);
-            if (reported == null) {
-                List<Instant> reportWakes = new ArrayList<>(1);
-                PoolReport report = report(decision, status.withRollout(decision.rollout()), now, reportWakes);
-                FleetSchedule.Outcome outcome = outcome(decision.phase(), report, decision.view());
-                Instant until = reportUntil(decision, report);
-                if (decision.phase() == PoolPhase.WAITING_FOR_TURN) {
-                    report = report.withWaitingFor(turn.waiting());
-                }
-                reported = new DecisionMemo.Reported(new PoolPlan(name, decision.steps(), report), outcome, reportWakes);
-                if (decisions != null) {
-                    decisions.keepReport(name, decision, status, turn, reported, now, until);
-                }
-            }
-            accounts.put(name, decision.account());
-            wakeTimes.addAll(decision.wakes());
-            wakeTimes.addAll(reported.wakes());
-            schedule.settle(name, turn, reported.outcome(), decision.phase().name());
-            pools.add(reported.plan());
+            planPool(desired, observed, desiredPools.get(i), byPool.get(i), views[i], kept[i], schedule, now, decisions, memo, accounts,
+                    pools, wakeTimes);
         }
         Optional<Instant> wakeAt = wakeTimes.stream().filter(t -> t.isAfter(now)).min(Instant::compareTo);
         return new Planned(new Plan(pools, wakeAt), accounts);
+    }
+
+    /**
+     * One pool's part of a plan, in the fleet's order: its turn, its decision ({@code kept} when there is one to use
+     * again, else made from {@code view}, or from a view made now when the pool had a kept decision and no view), its
+     * report; settled in {@code schedule} for the pools after it.
+     */
+    private void planPool(DesiredCluster desired, ObservedCluster observed, DesiredPool pool, List<ObservedNode> nodes, PoolView view,
+                          PoolDecision kept, FleetSchedule schedule, Instant now, DecisionMemo decisions, PlanMemo memo,
+                          Map<String, PoolAccount> accounts, List<PoolPlan> pools, List<Instant> wakeTimes) {
+        String name = pool.name();
+        PoolStatus status = observed.status(name);
+        FleetSchedule.Turn turn = schedule.turn(name);
+        PoolDecision decision = kept;
+        if (decision == null || !decisions.sameInputs(name, status, turn)) {
+            decision = decide(desired, observed, view != null ? view : PoolView.ofOwn(pool, nodes, now, memo), status, turn.granted(), now);
+            if (decisions != null) {
+                decisions.keep(name, nodes, status, turn, decision, now);
+            }
+        }
+        DecisionMemo.Reported reported = decisions == null ? null : decisions.reportFor(name, decision, status, turn, now);
+        if (reported == null) {
+            List<Instant> reportWakes = new ArrayList<>(1);
+            PoolReport report = report(decision, status.withRollout(decision.rollout()), now, reportWakes);
+            FleetSchedule.Outcome outcome = outcome(decision.phase(), report, decision.view());
+            Instant until = reportUntil(decision, report);
+            if (decision.phase() == PoolPhase.WAITING_FOR_TURN) {
+                report = report.withWaitingFor(turn.waiting());
+            }
+            reported = new DecisionMemo.Reported(new PoolPlan(name, decision.steps(), report), outcome, reportWakes);
+            if (decisions != null) {
+                decisions.keepReport(name, decision, status, turn, reported, now, until);
+            }
+        }
+        accounts.put(name, decision.account());
+        wakeTimes.addAll(decision.wakes());
+        wakeTimes.addAll(reported.wakes());
+        schedule.settle(name, turn, reported.outcome(), decision.phase().name());
+        pools.add(reported.plan());
     }
 
     /** One pool's steps and phase, given its turn; its report is made from them ({@link #report}). */

@@ -158,6 +158,12 @@ public final class RolloutEta {
             DesiredPool pool = desired.pools().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow();
             PoolEta eta = pool(desired, pool, byPool.get(name), history.getOrDefault(name, PoolDurations.NONE), calendar, how,
                     startsWhen(how, fleet, desired.cluster().concurrency().pools()));
+            if (desired.cluster().concurrency().maxUnavailableNodes().isPresent()) {
+                // Each pool is simulated alone: the guard's wait for the cluster's room is not in it (simulate --fleet has it).
+                List<String> assumptions = new ArrayList<>(eta.assumptions());
+                assumptions.add("the cluster's maxUnavailableNodes is not simulated: each pool within its own limits only");
+                eta = eta.withAssumptions(assumptions);
+            }
             estimated.put(name, eta);
             return eta.completesAt();
         });

@@ -142,6 +142,17 @@ class FleetEtaTest {
         assertThat(estimate.leftOut("a")).contains("does not start: after pool w (REPORT_ONLY): it must be current and healthy first");
     }
 
+    @Test
+    void aClusterBudgetIsSaidToBeLeftOutOfTheEstimate() {
+        DesiredCluster desired = TestClusters.load(cluster("{concurrency: {pools: 2, maxUnavailableNodes: 1}}") + pool("a", "")
+                + pool("b", ""));
+
+        RolloutEta.Estimate estimate = new RolloutEta().estimate(desired, List.of(roll("a", 2), roll("b", 2)), history("a", "b"), SAT_0200);
+
+        assertThat(estimate.pool("b").orElseThrow().assumptions())
+                .contains("the cluster's maxUnavailableNodes is not simulated: each pool within its own limits only");
+    }
+
     private static PoolReport report(String pool, PoolPhase phase, int current, int outdated) {
         return new PoolReport(pool, phase, outdated == 0 ? PendingAction.NONE : PendingAction.ROLL, current + outdated, current, outdated,
                 0, 0, 0, 1, true, "", List.of(), List.of(), List.of(), PoolStatus.NEW);

@@ -24,8 +24,17 @@ import dev.nightshift.strategies.model.ObservedNode;
 public final class PlanMemo {
 
     private final Map<String, PoolMemo> pools = new HashMap<>();
-    private final NodesByPool nodesByPool = new NodesByPool();
+    private final NodesByPool nodesByPool;
     private final DecisionMemo decisions = new DecisionMemo();
+
+    public PlanMemo() {
+        this(new NodesByPool());
+    }
+
+    /** With the grouping of nodes by pool shared with another caller that groups the same observations (a guard's memo). */
+    public PlanMemo(NodesByPool nodesByPool) {
+        this.nodesByPool = nodesByPool;
+    }
 
     /** The cluster's nodes by pool, remembered from the previous plan. */
     NodesByPool nodesByPool() {

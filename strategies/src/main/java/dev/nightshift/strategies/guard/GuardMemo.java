@@ -18,7 +18,16 @@ import dev.nightshift.strategies.model.ObservedNode;
 public final class GuardMemo {
 
     private final Map<String, Kept> pools = new HashMap<>();
-    private final NodesByPool nodesByPool = new NodesByPool();
+    private final NodesByPool nodesByPool;
+
+    public GuardMemo() {
+        this(new NodesByPool());
+    }
+
+    /** With the grouping of nodes by pool shared with another caller that groups the same observations (the planner's memo). */
+    public GuardMemo(NodesByPool nodesByPool) {
+        this.nodesByPool = nodesByPool;
+    }
 
     private record Kept(DesiredPool desired, ObservedNode[] nodes, Set<String> alsoUnavailable, boolean refills,
                         Map<String, String> zones, PoolCount count) {

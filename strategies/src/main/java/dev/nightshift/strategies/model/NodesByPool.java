@@ -15,10 +15,10 @@ import java.util.Objects;
  * list while they are used (an {@link ObservedCluster}'s is immutable).
  *
  * <p>An instance remembers its previous walk, for a caller that groups mostly the same nodes of the same pools again
- * and again (the fleet simulator, twice a plan): a node observed again as the same object, at the same position or one
- * off (after a node arrived or left before it), is not read again, its pool being the one it had; the pools' names
- * are read once for the same list of pools, and the same immutable list of nodes is not walked again. Only a cache:
- * the grouping is the one made without it. One caller at a time.
+ * and again (the fleet simulator, whose planner and guard share one): a node observed again as the same object, at the
+ * same position or one off (after a node arrived or left before it), is not read again, its pool being the one it had;
+ * the pools' names are read once for the same list of pools, and the same immutable list of nodes is not walked again.
+ * Only a cache: the grouping is the one made without it. One caller at a time.
  */
 public final class NodesByPool {
 

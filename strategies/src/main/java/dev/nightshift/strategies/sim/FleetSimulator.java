@@ -21,6 +21,7 @@ import dev.nightshift.strategies.guard.DisruptionGuard;
 import dev.nightshift.strategies.guard.GuardMemo;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.NodesByPool;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
@@ -70,8 +71,10 @@ public final class FleetSimulator {
         private final Map<String, Double> started = new HashMap<>();
         private final Map<String, Double> ended = new HashMap<>();
         private final Map<String, Integer> created = new HashMap<>();
-        private final PlanMemo memo = new PlanMemo();
-        private final GuardMemo guardMemo = new GuardMemo();
+        /** The planner and the guard group the same observation by pool: once. */
+        private final NodesByPool byPool = new NodesByPool();
+        private final PlanMemo memo = new PlanMemo(byPool);
+        private final GuardMemo guardMemo = new GuardMemo(byPool);
         private final PriorityQueue<Event> events = new PriorityQueue<>();
         private final List<String> violations = new ArrayList<>();
         private final int budget;

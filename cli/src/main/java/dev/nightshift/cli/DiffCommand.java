@@ -285,7 +285,7 @@ public final class DiffCommand implements Callable<Integer> {
             assumptions.addAll(Math.min(1, assumptions.size()), assumed);
             return e.withAssumptions(assumptions);
         });
-        return new PoolEstimate(eta, leftOut, estimate.zone());
+        return new PoolEstimate(eta, leftOut, estimate.zone(), estimate.rolls());
     }
 
     private Live live(SpecSet after) throws UsageProblem {

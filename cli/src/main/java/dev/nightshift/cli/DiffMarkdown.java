@@ -133,11 +133,14 @@ final class DiffMarkdown {
         }
         List<String> lines = new ArrayList<>();
         lines.add("");
-        lines.add("**ETA** (pools roll one at a time, in role order):");
+        lines.add("**ETA** (" + DiffTable.rolls(estimated, leftOut) + "):");
         for (DiffReview.PoolReview p : estimated) {
             PoolEta e = p.eta().eta().orElseThrow();
             lines.add("- " + review.name(p) + ": " + text(e.text(p.eta().zone()))
                     + (e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")));
+            if (p.eta().fleet()) {
+                e.startText(p.eta().zone()).ifPresent(t -> lines.add("  - " + text(t)));
+            }
             // Under its ETA, not folded away with the assumptions: a reviewer sees at once that it soaks and may halt.
             p.waves().ifPresent(w -> lines.add("  - in " + text(w)));
         }

@@ -50,15 +50,25 @@ final class DiffTable {
         if (estimated.isEmpty() && leftOut.isEmpty()) {
             return;
         }
-        out.println("ETA (pools roll one at a time, in role order; assumptions in --output json):");
+        out.println("ETA (" + rolls(estimated, leftOut) + "; assumptions in --output json):");
         for (DiffReview.PoolReview p : estimated) {
             PoolEta e = p.eta().eta().orElseThrow();
             out.println("  " + review.name(p) + ": " + e.text(p.eta().zone())
                     + (e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")));
+            // In a fleet, when each pool's turn comes; one at a time, the assumptions say it.
+            if (p.eta().fleet()) {
+                e.startText(p.eta().zone()).ifPresent(t -> out.println("    " + t));
+            }
         }
         for (DiffReview.PoolReview p : leftOut) {
             out.println("  " + review.name(p) + ": not estimated: " + p.eta().leftOut().orElseThrow());
         }
+    }
+
+    /** How the pools take turns, for the ETA's heading: as their clusters' estimates say, the first pool's. */
+    static String rolls(List<DiffReview.PoolReview> estimated, List<DiffReview.PoolReview> leftOut) {
+        return estimated.stream().findFirst().or(() -> leftOut.stream().findFirst()).map(p -> p.eta().rolls())
+                .orElse(dev.nightshift.agent.eta.RolloutEta.ONE_AT_A_TIME);
     }
 
     /** {@code 3/4 replaced} (of the pool's nodes in the cluster), {@code 2–6 replaced} (the spec's range), or {@code -}. */

@@ -105,7 +105,9 @@ final class PlanView {
         switch (r.phase()) {
             case WAITING_FOR_WINDOW -> blocked.add("the maintenance window is closed" + window.next().map(w -> "; next opens "
                     + w.open()).orElse(""));
-            case WAITING_FOR_TURN -> blocked.add("an earlier pool (by role, then name) updates first");
+            // The fleet's schedule says which pool it waits for (role order, rollout.after) or that the turns are taken.
+            case WAITING_FOR_TURN -> blocked.add(r.waitingFor().map(w -> "waits for its turn: " + w.detail())
+                    .orElse("an earlier pool (by role, then name) updates first"));
             case WAITING_FOR_VALIDATION -> blocked.add("the cluster must validate first");
             case PAUSED -> blocked.add("the rollout is paused (" + PoolStatusRecords.PAUSED + ")");
             case REPORT_ONLY -> blocked.add("drainAndTerminate is false: outdated nodes are reported only");
@@ -163,6 +165,9 @@ final class PlanView {
                     .append('\n'));
             p.eta().eta().ifPresent(e -> b.append("    eta:      ").append(e.text(p.eta().zone()))
                     .append(e.windows().isEmpty() ? "" : e.completesAt().map(t -> "; done by " + t).orElse("")).append('\n'));
+            // When its turn comes, in the fleet's schedule: after other pools of the rollout.
+            p.eta().eta().flatMap(e -> e.startText(p.eta().zone())).ifPresent(t -> b.append("    starts:   ").append(t.substring("starts ".length()))
+                    .append('\n'));
             p.eta().leftOut().ifPresent(x -> b.append("    eta:      none: ").append(x).append('\n'));
         }
         return b.toString().stripTrailing();

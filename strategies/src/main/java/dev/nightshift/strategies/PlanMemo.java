@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.nightshift.strategies.model.DesiredPool;
+import dev.nightshift.strategies.model.NodesByPool;
 import dev.nightshift.strategies.model.ObservedNode;
 
 /**
@@ -15,11 +16,35 @@ import dev.nightshift.strategies.model.ObservedNode;
  * are not compared by name again. Only a cache: a plan made with it is the plan made without it
  * ({@link NodeFacts} are a function of the node object and the pool's desired state, both
  * immutable). Facts are kept per pool for the same {@link DesiredPool} object: a new desired state
- * (even an equal one) starts the pool's memo afresh. One caller at a time.
+ * (even an equal one) starts the pool's memo afresh.
+ *
+ * <p>It also keeps the decisions and reports of pools that are waiting or done ({@link DecisionMemo}). One caller at a
+ * time.
  */
 public final class PlanMemo {
 
     private final Map<String, PoolMemo> pools = new HashMap<>();
+    private final NodesByPool nodesByPool;
+    private final DecisionMemo decisions = new DecisionMemo();
+
+    public PlanMemo() {
+        this(new NodesByPool());
+    }
+
+    /** With the grouping of nodes by pool shared with another caller that groups the same observations (a guard's memo). */
+    public PlanMemo(NodesByPool nodesByPool) {
+        this.nodesByPool = nodesByPool;
+    }
+
+    /** The cluster's nodes by pool, remembered from the previous plan. */
+    NodesByPool nodesByPool() {
+        return nodesByPool;
+    }
+
+    /** The decisions and reports of pools waiting or done, kept from the previous plans. */
+    DecisionMemo decisions() {
+        return decisions;
+    }
 
     /**
      * Facts of {@code nodes} in their order for the pool (not to be changed; another pool's nodes may

@@ -567,11 +567,11 @@ final class PoolView {
 
     /** Every unhealthy node, failed or not, by name. */
     List<NodeHealth> unhealthyNodes() {
-        return List.copyOf(unhealthy.values());
+        return unhealthy.isEmpty() ? List.of() : List.copyOf(unhealthy.values());
     }
 
     List<NodeHealth> failedNodes() {
-        return unhealthy.values().stream().filter(h -> failed.contains(h.node())).toList();
+        return failed.isEmpty() ? List.of() : unhealthy.values().stream().filter(h -> failed.contains(h.node())).toList();
     }
 
     DesiredPool desired() {

@@ -15,6 +15,7 @@ import dev.nightshift.strategies.fleet.FleetSchedule;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.NodesByPool;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
@@ -80,119 +81,170 @@ public final class RolloutPlanner {
     /**
      * {@link #planWithAccounts(DesiredCluster, ObservedCluster, Instant)} for a caller that plans
      * again and again: the nodes observed as the same objects as in the previous plan made with
-     * {@code memo} are not judged again. The same plan as without it.
+     * {@code memo} are not judged again, and a pool waiting or done whose nodes, status and turn are
+     * those of an earlier plan is not decided again ({@link DecisionMemo}). The same plan as without it.
      */
     public Planned planWithAccounts(DesiredCluster desired, ObservedCluster observed, Instant now, PlanMemo memo) {
-        Map<String, PoolAccount> accounts = new HashMap<>();
-        List<PoolPlan> pools = new ArrayList<>();
+        Map<String, PoolAccount> accounts = new HashMap<>(desired.pools().size() * 2);
+        List<PoolPlan> pools = new ArrayList<>(desired.pools().size());
         List<Instant> wakeTimes = new ArrayList<>();
-        Map<String, PoolView> views = new HashMap<>();
-        List<FleetSchedule.Candidate> candidates = new ArrayList<>();
         // Each pool's nodes picked out in one walk of the cluster's, in the order observed: a fleet has hundreds of pools.
-        Map<String, List<ObservedNode>> byPool = new HashMap<>();
-        desired.pools().forEach(p -> byPool.put(p.name(), new ArrayList<>()));
-        for (ObservedNode n : observed.nodes()) {
-            List<ObservedNode> own = byPool.get(n.pool());
-            if (own != null) {
-                own.add(n);
-            }
+        List<DesiredPool> desiredPools = desired.pools();
+        List<List<ObservedNode>> byPool = memo == null ? NodesByPool.of(desiredPools, observed.nodes())
+                : memo.nodesByPool().group(desiredPools, observed.nodes());
+        DecisionMemo decisions = memo == null ? null : memo.decisions();
+        if (decisions != null) {
+            decisions.startPlan(desired, observed, nodeUpdates);
         }
-        for (DesiredPool pool : desired.pools()) {
-            PoolView view = PoolView.ofOwn(pool, byPool.get(pool.name()), now, memo);
-            views.put(pool.name(), view);
+        int size = desiredPools.size();
+        PoolView[] views = new PoolView[size];
+        PoolDecision[] kept = new PoolDecision[size];
+        List<FleetSchedule.Candidate> candidates = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            DesiredPool pool = desiredPools.get(i);
+            // A pool waiting or done, with the nodes its kept decision was made from: no view to make unless its status
+            // or turn changed.
+            PoolDecision decision = decisions == null ? null : decisions.keptFor(pool.name(), byPool.get(i), now);
+            PoolView view;
+            if (decision != null) {
+                kept[i] = decision;
+                view = decision.view();
+            } else {
+                view = PoolView.ofOwn(pool, byPool.get(i), now, memo);
+                views[i] = view;
+            }
             candidates.add(new FleetSchedule.Candidate(pool.name(), pool.spec().pool().role(), pool.spec().pool().after(),
                     inProgress(view)));
         }
         // The fleet's turns, pool by pool in the order the pools roll (the desired cluster's order is the schedule's).
-        FleetSchedule schedule = new FleetSchedule(desired.cluster().concurrency().pools(), candidates);
-        for (DesiredPool pool : desired.pools()) {
-            PoolView view = views.get(pool.name());
-            accounts.put(pool.name(), PoolAccount.of(view));
-            PoolStatus status = observed.status(pool.name());
-            PlanSink sink = new PlanSink(pool.name());
-            List<String> adopted = stampAndPropagate(view, sink);
-
-            boolean rollWork = view.anyOutdated();
-            boolean kubeletWork = !rollWork && view.anyKubeletOutdated();
-            // Changes that need a node update, when nothing updates nodes: reported, never executed.
-            boolean notExecuted = nodeUpdates == NodeUpdates.OFF
-                    && (kubeletWork || (rollWork && view.spec().updateStrategy().inPlace()));
-            boolean reportOnly = rollWork && !view.spec().drainAndTerminate() && !notExecuted;
-            FleetSchedule.Turn turn = schedule.turn(pool.name());
-            boolean myTurn = turn.granted();
-            boolean healthy = healthy(view, observed);
-            // Waived only by a run by hand that was told to go on (rolling-update --fail-on-validate-error=false).
-            boolean validated = healthy && status.validationStreak() >= desired.validationsRequired()
-                    || desired.validationWaived().contains(pool.name());
-            Optional<Instant> intervalEnd = status.lastTerminationAt().map(t -> t.plus(view.spec().interval()))
-                    .filter(t -> t.isAfter(now));
-            intervalEnd.ifPresent(wakeTimes::add);
-            StartGate selected = node -> myTurn && !status.paused() && windowAllows(observed.maintenance(), view, node);
-            // A pool short of its minimum is refilled first (a repair: no window, turn or streak; a pause or an
-            // exclusion stops it); meanwhile nothing new is disrupted in it.
-            int shortfall = desired.refillsPools() ? Refills.shortfall(view) : 0;
-            // Waves, soak, health checks and maxFailedMachines narrow the gate; a halted pool starts, retires and refills nothing.
-            Waves.Decision waves = Waves.judge(view, status, observed.health(pool.name()), now);
-            waves.wake().ifPresent(wakeTimes::add);
-            StartGate gate = waves.limit(node -> selected.allows(node) && validated && intervalEnd.isEmpty() && shortfall == 0);
-
-            // Repairs are not updates: no window, turn or validation streak; a pause or an exclusion stops them.
-            // They need the control plane Ready, the node under repair aside; control-plane nodes,
-            // by the pool's role or by the cluster's label, go one at a time and only while every other one is Ready.
-            boolean repairsAllowed = !status.paused() && !observed.maintenance().exclusionActive() && !Repairs.tooManyUnhealthy(view);
-            boolean controlPlaneNodes = view.controlPlane()
-                    || (!observed.controlPlaneNodes().isEmpty()
-                        && view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name())));
-            Repairs.plan(view, controlPlaneNodes, node -> repairsAllowed && observed.controlPlaneReadyBesides(node.name())
-                    && (!controlPlaneNodes || otherControlPlaneNodesReady(desired, observed, node)), sink);
-            if (shortfall > 0 && !status.paused() && !observed.maintenance().exclusionActive() && !waves.halted()) {
-                Refills.plan(view, shortfall, sink);
-            }
-
-            // Work in flight is always carried on, so that no node is left cordoned or half-drained.
-            boolean nodesInFlight = view.anyInFlight();
-            boolean restartsInFlight = view.anyKubeletRestart();
-            if (notExecuted) {
-                // Work started before node updates were turned off is finished or released, never continued.
-                NodeUpdatesOff.release(view, sink);
-            } else {
-                if (!reportOnly && (rollWork || nodesInFlight)) {
-                    planner(view).plan(view, gate, sink);
-                }
-                if (!rollWork && (kubeletWork || restartsInFlight)) {
-                    KubeletRestarts.plan(view, gate, sink);
-                }
-            }
-            if (!waves.halted()) {
-                retireCreationTimeouts(view, sink, wakeTimes);
-            }
-            cleanUpCurrentNodes(view, sink);
-            taints(view, reportOnly ? node -> true : notExecuted ? node -> false : selected, sink);
-            boolean wantsToStart = (rollWork || kubeletWork) && !reportOnly && !notExecuted && myTurn && !status.paused()
-                    && view.nodes().stream().anyMatch(selected::allows);
-            // Asked for healthy or not: an unhealthy check ends the streak, so the N checks are consecutive. A streak
-            // complete before the cluster went unhealthy is checked again too: the unhealthy check ends it, and N
-            // consecutive checks are needed once the cluster is healthy again (as kops's validate-count), not none.
-            if (wantsToStart && (status.validationStreak() < desired.validationsRequired() || !healthy)) {
-                sink.add(new Step.Validate(pool.name()));
-            }
-
-            PoolPhase phase = phase(view, status, sink, rollWork, kubeletWork, reportOnly, notExecuted, myTurn, validated,
-                    selected, observed.maintenance());
-            if (waves.halted() && (phase == PoolPhase.UPDATING || phase == PoolPhase.FAILED || phase == PoolPhase.WAITING_FOR_WINDOW
-                    || phase == PoolPhase.WAITING_FOR_VALIDATION)) {
-                phase = PoolPhase.HALTED;
-            }
-            PoolReport report = report(view, status.withRollout(waves.next()), sink, phase, adopted, now, wakeTimes);
-            schedule.settle(pool.name(), turn, outcome(phase, report, view), phase.name());
-            if (phase == PoolPhase.WAITING_FOR_TURN) {
-                report = report.withWaitingFor(turn.waiting());
-            }
-            pools.add(new PoolPlan(pool.name(), sink.steps, report));
-            view.nextTimer().ifPresent(wakeTimes::add);
+        FleetSchedule schedule = FleetSchedule.inOrder(desired.cluster().concurrency().pools(), candidates);
+        for (int i = 0; i < size; i++) {
+            planPool(desired, observed, desiredPools.get(i), byPool.get(i), views[i], kept[i], schedule, now, decisions, memo, accounts,
+                    pools, wakeTimes);
         }
         Optional<Instant> wakeAt = wakeTimes.stream().filter(t -> t.isAfter(now)).min(Instant::compareTo);
         return new Planned(new Plan(pools, wakeAt), accounts);
+    }
+
+    /**
+     * One pool's part of a plan, in the fleet's order: its turn, its decision ({@code kept} when there is one to use
+     * again, else made from {@code view}, or from a view made now when the pool had a kept decision and no view), its
+     * report; settled in {@code schedule} for the pools after it.
+     */
+    private void planPool(DesiredCluster desired, ObservedCluster observed, DesiredPool pool, List<ObservedNode> nodes, PoolView view,
+                          PoolDecision kept, FleetSchedule schedule, Instant now, DecisionMemo decisions, PlanMemo memo,
+                          Map<String, PoolAccount> accounts, List<PoolPlan> pools, List<Instant> wakeTimes) {
+        String name = pool.name();
+        PoolStatus status = observed.status(name);
+        FleetSchedule.Turn turn = schedule.turn(name);
+        PoolDecision decision = kept;
+        if (decision == null || !decisions.sameInputs(name, status, turn)) {
+            decision = decide(desired, observed, view != null ? view : PoolView.ofOwn(pool, nodes, now, memo), status, turn.granted(), now);
+            if (decisions != null) {
+                decisions.keep(name, nodes, status, turn, decision, now);
+            }
+        }
+        DecisionMemo.Reported reported = decisions == null ? null : decisions.reportFor(name, decision, status, turn, now);
+        if (reported == null) {
+            List<Instant> reportWakes = new ArrayList<>(1);
+            PoolReport report = report(decision, status.withRollout(decision.rollout()), now, reportWakes);
+            FleetSchedule.Outcome outcome = outcome(decision.phase(), report, decision.view());
+            Instant until = reportUntil(decision, report);
+            if (decision.phase() == PoolPhase.WAITING_FOR_TURN) {
+                report = report.withWaitingFor(turn.waiting());
+            }
+            reported = new DecisionMemo.Reported(new PoolPlan(name, decision.steps(), report), outcome, reportWakes);
+            if (decisions != null) {
+                decisions.keepReport(name, decision, status, turn, reported, now, until);
+            }
+        }
+        accounts.put(name, decision.account());
+        wakeTimes.addAll(decision.wakes());
+        wakeTimes.addAll(reported.wakes());
+        schedule.settle(name, turn, reported.outcome(), decision.phase().name());
+        pools.add(reported.plan());
+    }
+
+    /** One pool's steps and phase, given its turn; its report is made from them ({@link #report}). */
+    private PoolDecision decide(DesiredCluster desired, ObservedCluster observed, PoolView view, PoolStatus status, boolean myTurn,
+                                Instant now) {
+        DesiredPool pool = view.desired();
+        List<Instant> wakeTimes = new ArrayList<>();
+        PlanSink sink = new PlanSink(pool.name());
+        List<String> adopted = stampAndPropagate(view, sink);
+
+        boolean rollWork = view.anyOutdated();
+        boolean kubeletWork = !rollWork && view.anyKubeletOutdated();
+        // Changes that need a node update, when nothing updates nodes: reported, never executed.
+        boolean notExecuted = nodeUpdates == NodeUpdates.OFF
+                && (kubeletWork || (rollWork && view.spec().updateStrategy().inPlace()));
+        boolean reportOnly = rollWork && !view.spec().drainAndTerminate() && !notExecuted;
+        boolean healthy = healthy(view, observed);
+        // Waived only by a run by hand that was told to go on (rolling-update --fail-on-validate-error=false).
+        boolean validated = healthy && status.validationStreak() >= desired.validationsRequired()
+                || desired.validationWaived().contains(pool.name());
+        Optional<Instant> intervalEnd = status.lastTerminationAt().map(t -> t.plus(view.spec().interval()))
+                .filter(t -> t.isAfter(now));
+        intervalEnd.ifPresent(wakeTimes::add);
+        StartGate selected = node -> myTurn && !status.paused() && windowAllows(observed.maintenance(), view, node);
+        // A pool short of its minimum is refilled first (a repair: no window, turn or streak; a pause or an
+        // exclusion stops it); meanwhile nothing new is disrupted in it.
+        int shortfall = desired.refillsPools() ? Refills.shortfall(view) : 0;
+        // Waves, soak, health checks and maxFailedMachines narrow the gate; a halted pool starts, retires and refills nothing.
+        Waves.Decision waves = Waves.judge(view, status, observed.health(pool.name()), now);
+        waves.wake().ifPresent(wakeTimes::add);
+        StartGate gate = waves.limit(node -> selected.allows(node) && validated && intervalEnd.isEmpty() && shortfall == 0);
+
+        // Repairs are not updates: no window, turn or validation streak; a pause or an exclusion stops them.
+        // They need the control plane Ready, the node under repair aside; control-plane nodes,
+        // by the pool's role or by the cluster's label, go one at a time and only while every other one is Ready.
+        boolean repairsAllowed = !status.paused() && !observed.maintenance().exclusionActive() && !Repairs.tooManyUnhealthy(view);
+        boolean controlPlaneNodes = view.controlPlane()
+                || (!observed.controlPlaneNodes().isEmpty()
+                    && view.nodes().stream().anyMatch(n -> observed.controlPlaneNodes().containsKey(n.name())));
+        Repairs.plan(view, controlPlaneNodes, node -> repairsAllowed && observed.controlPlaneReadyBesides(node.name())
+                && (!controlPlaneNodes || otherControlPlaneNodesReady(desired, observed, node)), sink);
+        if (shortfall > 0 && !status.paused() && !observed.maintenance().exclusionActive() && !waves.halted()) {
+            Refills.plan(view, shortfall, sink);
+        }
+
+        // Work in flight is always carried on, so that no node is left cordoned or half-drained.
+        boolean nodesInFlight = view.anyInFlight();
+        boolean restartsInFlight = view.anyKubeletRestart();
+        if (notExecuted) {
+            // Work started before node updates were turned off is finished or released, never continued.
+            NodeUpdatesOff.release(view, sink);
+        } else {
+            if (!reportOnly && (rollWork || nodesInFlight)) {
+                planner(view).plan(view, gate, sink);
+            }
+            if (!rollWork && (kubeletWork || restartsInFlight)) {
+                KubeletRestarts.plan(view, gate, sink);
+            }
+        }
+        if (!waves.halted()) {
+            retireCreationTimeouts(view, sink, wakeTimes);
+        }
+        cleanUpCurrentNodes(view, sink);
+        taints(view, reportOnly ? node -> true : notExecuted ? node -> false : selected, sink);
+        boolean wantsToStart = (rollWork || kubeletWork) && !reportOnly && !notExecuted && myTurn && !status.paused()
+                && view.nodes().stream().anyMatch(selected::allows);
+        // Asked for healthy or not: an unhealthy check ends the streak, so the N checks are consecutive. A streak
+        // complete before the cluster went unhealthy is checked again too: the unhealthy check ends it, and N
+        // consecutive checks are needed once the cluster is healthy again (as kops's validate-count), not none.
+        if (wantsToStart && (status.validationStreak() < desired.validationsRequired() || !healthy)) {
+            sink.add(new Step.Validate(pool.name()));
+        }
+
+        PoolPhase phase = phase(view, status, sink, rollWork, kubeletWork, reportOnly, notExecuted, myTurn, validated,
+                selected, observed.maintenance());
+        if (waves.halted() && (phase == PoolPhase.UPDATING || phase == PoolPhase.FAILED || phase == PoolPhase.WAITING_FOR_WINDOW
+                || phase == PoolPhase.WAITING_FOR_VALIDATION)) {
+            phase = PoolPhase.HALTED;
+        }
+        view.nextTimer().ifPresent(wakeTimes::add);
+        return new PoolDecision(view, PoolAccount.of(view), sink.steps, sink.failed.size(), sink.awaitingSelection,
+                sink.blockedDrains, phase, adopted, waves.next(), wakeTimes);
     }
 
     /**
@@ -395,17 +447,16 @@ public final class RolloutPlanner {
         return kubeletWork ? PoolPhase.RESTARTING_KUBELETS : PoolPhase.UPDATING;
     }
 
-    private static PoolReport report(PoolView view, PoolStatus status, PlanSink sink, PoolPhase phase,
-                                     List<String> adopted, Instant now, List<Instant> wakeTimes) {
+    private static PoolReport report(PoolDecision decision, PoolStatus status, Instant now, List<Instant> wakeTimes) {
+        PoolView view = decision.view();
+        PoolPhase phase = decision.phase();
         PoolView.Tally tally = view.tally();
         int outdated = tally.outdated();
         int current = tally.current();
         int updating = tally.updating();
         boolean roll = tally.roll();
         boolean kubelet = tally.kubelet();
-        boolean waiting = phase == PoolPhase.PAUSED || phase == PoolPhase.WAITING_FOR_TURN
-                || phase == PoolPhase.WAITING_FOR_WINDOW || phase == PoolPhase.AWAITING_SELECTION
-                || phase == PoolPhase.REPORT_ONLY || phase == PoolPhase.NODE_UPDATES_OFF;
+        boolean waiting = waiting(phase);
         Optional<Instant> lastProgress = status.lastProgressAt();
         boolean waitRefresh = waiting && lastProgress.filter(t -> t.plus(WAIT_REFRESH).isAfter(now)).isEmpty();
         if (outdated < status.outdatedNodes() || (status.outdatedNodes() == 0 && outdated > 0) || waitRefresh
@@ -422,12 +473,41 @@ public final class RolloutPlanner {
         }
         PoolStatus next = status.withProgress(outdated, lastProgress);
         List<PoolReport.NodeHealth> failedNodes = view.failedNodes();
-        List<PoolReport.NodeHealth> unhealthyNodes = view.unhealthyNodes().stream().filter(h -> !failedNodes.contains(h)).toList();
+        List<PoolReport.NodeHealth> unhealthyNodes = failedNodes.isEmpty() ? view.unhealthyNodes()
+                : view.unhealthyNodes().stream().filter(h -> !failedNodes.contains(h)).toList();
         PendingAction pending = roll ? (view.spec().updateStrategy().inPlace() ? PendingAction.IN_PLACE : PendingAction.ROLL)
                 : kubelet ? PendingAction.KUBELET_RESTART : PendingAction.NONE;
         return new PoolReport(view.desired().name(), phase, pending, view.count(), current, outdated, updating,
-                sink.failed.size() + failedNodes.size(), view.maxSurge(), view.maxUnavailable(), progressing,
-                progressing ? "" : PROGRESS_DEADLINE_EXCEEDED, adopted, sink.awaitingSelection, sink.blockedDrains, next,
-                unhealthyNodes, failedNodes);
+                decision.failed() + failedNodes.size(), view.maxSurge(), view.maxUnavailable(), progressing,
+                progressing ? "" : PROGRESS_DEADLINE_EXCEEDED, decision.adopted(), decision.awaitingSelection(),
+                decision.blockedDrains(), next, unhealthyNodes, failedNodes);
+    }
+
+    /** A phase in which the pool waits for something that is not the rollout's fault: its progress clock moves. */
+    private static boolean waiting(PoolPhase phase) {
+        return phase == PoolPhase.PAUSED || phase == PoolPhase.WAITING_FOR_TURN
+                || phase == PoolPhase.WAITING_FOR_WINDOW || phase == PoolPhase.AWAITING_SELECTION
+                || phase == PoolPhase.REPORT_ONLY || phase == PoolPhase.NODE_UPDATES_OFF;
+    }
+
+    /**
+     * Until when a report that moved nothing in the status ({@link #report}) is the report of the same decision, status
+     * and turn: the progress clock of a waiting pool moves {@link #WAIT_REFRESH} after it last did, and the pool stops
+     * progressing at its deadline.
+     */
+    private static Instant reportUntil(PoolDecision decision, PoolReport report) {
+        Instant until = Instant.MAX;
+        Optional<Instant> lastProgress = report.status().lastProgressAt();
+        if (lastProgress.isEmpty()) {
+            return until;
+        }
+        if (waiting(decision.phase())) {
+            until = lastProgress.get().plus(WAIT_REFRESH);
+        }
+        Instant deadline = lastProgress.get().plus(decision.view().desired().spec().progressDeadline());
+        if (report.outdated() > 0 && report.progressing() && deadline.isBefore(until)) {
+            until = deadline;
+        }
+        return until;
     }
 }

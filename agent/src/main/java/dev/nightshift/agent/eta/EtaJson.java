@@ -12,7 +12,8 @@ import dev.nightshift.agent.window.Window;
  * {@code /status}: {@code {"workSeconds": 360, "completesAt": "…", "windows": [{"open": "…",
  * "close": "…"}], "assumptions": ["…"]}}, instants in ISO-8601 (UTC). {@code completesAt} is null
  * when the rollout does not finish within the estimate's horizon, a window's {@code close} when
- * it closes beyond the calendar's.
+ * it closes beyond the calendar's. Beside it, {@code etaStart}: when the pool's turn comes in the
+ * fleet's schedule and why not sooner ({@link #putStart}).
  */
 public final class EtaJson {
 
@@ -26,6 +27,21 @@ public final class EtaJson {
     public static void putPool(ObjectNode pool, PoolEstimate estimate) {
         estimate.eta().ifPresentOrElse(e -> put(pool.putObject("eta"), e), () -> pool.putNull("eta"));
         estimate.leftOut().ifPresent(why -> pool.put("etaLeftOut", why));
+        estimate.eta().ifPresent(e -> putStart(pool.putObject("etaStart"), e));
+    }
+
+    /**
+     * Writes when the pool's rollout starts in the fleet's schedule into {@code o}: {@code {"at": "…", "reason":
+     * "concurrency", "after": "p009", "poolsDone": 10}} (what it waits for, as {@code waitingFor}'s reasons: {@code
+     * concurrency}, {@code role-order}, {@code after}; the pool whose finish lets it start; the pools of the rollout done
+     * by then), or {@code {"at": "…", "reason": null, "after": null, "poolsDone": 0}} for a pool that starts at once.
+     */
+    public static ObjectNode putStart(ObjectNode o, PoolEta eta) {
+        o.put("at", eta.startsAt().toString());
+        o.put("reason", eta.waited().map(w -> w.reason().label()).orElse(null));
+        o.put("after", eta.waited().map(PoolEta.Wait::after).orElse(null));
+        o.put("poolsDone", eta.waited().map(PoolEta.Wait::poolsDone).orElse(0));
+        return o;
     }
 
     /** Writes {@code eta} into {@code o} (an object the caller made, such as {@code pool.putObject("eta")}). */

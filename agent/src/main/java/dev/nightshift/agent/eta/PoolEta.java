@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 import dev.nightshift.agent.window.Window;
+import dev.nightshift.strategies.fleet.FleetWait;
 import dev.nightshift.strategies.plan.PendingAction;
 
 /**
@@ -29,9 +30,32 @@ import dev.nightshift.strategies.plan.PendingAction;
  *                    when the pool's rollout is not confined to windows (none configured,
  *                    {@code confineSpecUpdateRollout: false}, a rollout-outside-window annotation)
  * @param assumptions what the estimate rests on, one sentence each
+ * @param waited      why the pool's start waits for other pools of the rollout, and until which finishes; empty when
+ *                    it starts at the estimate's start
  */
 public record PoolEta(String pool, PendingAction kind, int nodes, Duration work, Instant startsAt,
-                      Optional<Instant> completesAt, List<Window> windows, List<String> assumptions) {
+                      Optional<Instant> completesAt, List<Window> windows, List<String> assumptions, Optional<Wait> waited) {
+
+    /**
+     * Why a pool's turn comes later than the estimate's start, in the fleet's schedule ({@link FleetTurns}).
+     *
+     * @param reason    what it waited for: a turn of {@code rollout.concurrency.pools}, an earlier role, a pool its
+     *                  {@code rollout.after} names
+     * @param after     the pool whose finish let it start
+     * @param poolsDone how many pools of the rollout are done when it starts
+     */
+    public record Wait(FleetWait.Reason reason, String after, int poolsDone) {
+    }
+
+    /** When a pool starts, and why not sooner. */
+    record Start(Instant at, Optional<Wait> waited) {
+    }
+
+    /** A pool that starts at the estimate's start, or whose start is not explained. */
+    public PoolEta(String pool, PendingAction kind, int nodes, Duration work, Instant startsAt, Optional<Instant> completesAt,
+                   List<Window> windows, List<String> assumptions) {
+        this(pool, kind, nodes, work, startsAt, completesAt, windows, assumptions, Optional.empty());
+    }
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm", Locale.ROOT);
     /** Windows named in the one-line form before the rest are counted only. */
@@ -44,7 +68,22 @@ public record PoolEta(String pool, PendingAction kind, int nodes, Duration work,
 
     /** This estimate resting on {@code other} assumptions (a caller's own added to the estimate's). */
     public PoolEta withAssumptions(List<String> other) {
-        return new PoolEta(pool, kind, nodes, work, startsAt, completesAt, windows, other);
+        return new PoolEta(pool, kind, nodes, work, startsAt, completesAt, windows, other, waited);
+    }
+
+    /**
+     * When the pool starts and why not sooner, times in {@code zone}, for a pool that waits for others:
+     * {@code starts Sat 2026-03-07 01:20 (UTC) when 10 pools are done (p009 frees a turn)}; empty for a pool that starts
+     * at the estimate's start.
+     */
+    public Optional<String> startText(ZoneId zone) {
+        return waited.map(w -> "starts " + when(startsAt, zone) + " (" + zone.getId() + ") when " + w.poolsDone()
+                + (w.poolsDone() == 1 ? " pool is" : " pools are") + " done (" + w.after() + switch (w.reason()) {
+                    case CONCURRENCY -> " frees a turn)";
+                    case ROLE_ORDER -> ": pools of an earlier role go first)";
+                    case AFTER -> ": named in rollout.after)";
+                    case CLUSTER_BUDGET, ZONE_REPAIRS -> ")";
+                });
     }
 
     /** {@link #work} in whole seconds, rounded up. */

@@ -4,19 +4,25 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import dev.nightshift.agent.window.MaintenanceCalendar;
 import dev.nightshift.agent.window.Window;
 import dev.nightshift.spec.model.Maintenance;
+import dev.nightshift.spec.model.PoolRole;
 import dev.nightshift.spec.model.RolloutPolicy;
 import dev.nightshift.spec.model.UpdateStrategy;
 import dev.nightshift.spec.model.WorkerPoolSpec;
 import dev.nightshift.strategies.NodeUpdates;
 import dev.nightshift.strategies.RolloutPlanner;
+import dev.nightshift.strategies.fleet.FleetWait;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.plan.PendingAction;
@@ -66,14 +72,21 @@ public final class RolloutEta {
      * The estimate of a whole rollout.
      *
      * @param pools   the pools estimated, in the order they roll
-     * @param leftOut pools with work that the agent does not carry out by itself
+     * @param leftOut pools with work that the agent does not carry out by itself, or that never start
      * @param zone    the calendar's time zone, for showing times ({@link #zone})
+     * @param rolls   how the cluster's pools take turns, for a heading: {@link #ONE_AT_A_TIME}, or in a fleet
+     *                ({@code rollout.concurrency.pools} above 1, or {@code rollout.after}) how many at once
      */
-    public record Estimate(List<PoolEta> pools, List<LeftOut> leftOut, ZoneId zone) {
+    public record Estimate(List<PoolEta> pools, List<LeftOut> leftOut, ZoneId zone, String rolls) {
 
         public Estimate {
             pools = List.copyOf(pools);
             leftOut = List.copyOf(leftOut);
+        }
+
+        /** An estimate of a cluster whose pools roll one at a time. */
+        public Estimate(List<PoolEta> pools, List<LeftOut> leftOut, ZoneId zone) {
+            this(pools, leftOut, zone, ONE_AT_A_TIME);
         }
 
         public Optional<PoolEta> pool(String name) {
@@ -86,66 +99,158 @@ public final class RolloutEta {
         }
     }
 
+    /** How pools take turns by default: {@code rollout.concurrency.pools: 1}, no {@code rollout.after}. */
+    public static final String ONE_AT_A_TIME = "pools roll one at a time, in role order";
+
     /**
-     * Estimates the given work from {@code start}.
+     * Estimates the given work from {@code start}, no pool having a turn yet (a change to come).
      *
-     * @param desired     the cluster (its calendar, pools and validationsRequired)
+     * @param desired     the cluster (its calendar, pools, validationsRequired and the fleet's turns)
      * @param inRoleOrder each pool's work; taken in the cluster's rollout order whatever the list's order
      * @param history     each pool's observed durations; a pool missing uses the defaults
      */
     public Estimate estimate(DesiredCluster desired, List<PoolWork> inRoleOrder, Map<String, PoolDurations> history, Instant start) {
+        return estimate(desired, inRoleOrder, history, start, Set.of(), Map.of());
+    }
+
+    /**
+     * The pools' turns come as the fleet's schedule gives them ({@link FleetTurns}): a pool with a turn now
+     * ({@code turnNow}) starts at once; another when the pools it waits for are done or a turn of its role frees up.
+     *
+     * @param held pools that hold the pools after them (paused), with their phase
+     */
+    private Estimate estimate(DesiredCluster desired, List<PoolWork> inRoleOrder, Map<String, PoolDurations> history, Instant start,
+                              Set<String> turnNow, Map<String, String> held) {
         MaintenanceCalendar calendar = new MaintenanceCalendar(desired.cluster().maintenance());
         List<String> order = desired.pools().stream().map(DesiredPool::name).toList();
         List<PoolWork> work = inRoleOrder.stream()
                 .sorted(Comparator.comparingInt((PoolWork w) -> order.indexOf(w.pool()) < 0 ? Integer.MAX_VALUE : order.indexOf(w.pool())))
                 .toList();
-        List<PoolEta> pools = new ArrayList<>();
-        List<LeftOut> leftOut = new ArrayList<>();
-        Instant cursor = start;
-        Optional<String> unfinished = Optional.empty();
+        Map<String, String> leftOutWhy = new LinkedHashMap<>();
+        Map<String, FleetTurns.State> states = new HashMap<>();
+        Map<String, String> phases = new HashMap<>();
+        Map<String, PoolWork> byPool = new HashMap<>();
+        held.forEach((pool, phase) -> {
+            states.put(pool, FleetTurns.State.HELD);
+            phases.put(pool, phase);
+        });
         for (PoolWork w : work) {
             Optional<DesiredPool> pool = desired.pools().stream().filter(p -> p.name().equals(w.pool())).findFirst();
-            Optional<String> reason = pool.isEmpty() ? Optional.of("not a pool of cluster " + desired.cluster().name())
-                    : leftOutBecause(pool.get().spec().pool(), w);
-            if (reason.isEmpty() && unfinished.isPresent()) {
-                reason = Optional.of("rolls after " + unfinished.get() + ", whose rollout does not finish within "
-                        + HORIZON.toDays() + " days");
-            }
-            if (reason.isPresent()) {
-                leftOut.add(new LeftOut(w.pool(), reason.get()));
+            if (pool.isEmpty()) {
+                leftOutWhy.put(w.pool(), "not a pool of cluster " + desired.cluster().name());
                 continue;
             }
-            PoolEta eta = pool(desired, pool.get(), w, history.getOrDefault(w.pool(), PoolDurations.NONE), calendar, cursor,
-                    cursor.equals(start) ? Optional.empty() : Optional.of(pools.get(pools.size() - 1).pool()));
-            pools.add(eta);
-            if (eta.completesAt().isPresent()) {
-                cursor = eta.completesAt().get();
-            } else {
-                unfinished = Optional.of(eta.pool());
+            Optional<String> reason = leftOutBecause(pool.get().spec().pool(), w);
+            if (reason.isPresent()) {
+                leftOutWhy.put(w.pool(), reason.get());
+                // As the planner has it: a pool that only reports, awaits a person or whose node updates are off holds nobody.
+                states.put(w.pool(), w.nodes() <= 0 || w.kind() == PendingAction.NONE ? FleetTurns.State.DONE : FleetTurns.State.FREE);
+                phases.put(w.pool(), freePhase(pool.get().spec().pool(), w));
+                continue;
+            }
+            byPool.put(w.pool(), w);
+            states.put(w.pool(), turnNow.contains(w.pool()) ? FleetTurns.State.TURN : FleetTurns.State.WAITING);
+        }
+        boolean fleet = desired.cluster().concurrency().pools() > 1
+                || desired.pools().stream().anyMatch(p -> !p.spec().pool().after().isEmpty());
+        Map<String, PoolEta> estimated = new HashMap<>();
+        FleetTurns.Outcome turns = FleetTurns.run(desired, states, phases, start, (name, at, how) -> {
+            DesiredPool pool = desired.pools().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow();
+            PoolEta eta = pool(desired, pool, byPool.get(name), history.getOrDefault(name, PoolDurations.NONE), calendar, how,
+                    startsWhen(how, fleet, desired.cluster().concurrency().pools()));
+            if (desired.cluster().concurrency().maxUnavailableNodes().isPresent()) {
+                // Each pool is simulated alone: the guard's wait for the cluster's room is not in it (simulate --fleet has it).
+                List<String> assumptions = new ArrayList<>(eta.assumptions());
+                assumptions.add("the cluster's maxUnavailableNodes is not simulated: each pool within its own limits only");
+                eta = eta.withAssumptions(assumptions);
+            }
+            estimated.put(name, eta);
+            return eta.completesAt();
+        });
+        List<PoolEta> pools = new ArrayList<>();
+        turns.started().keySet().forEach(name -> pools.add(estimated.get(name)));
+        List<LeftOut> leftOut = new ArrayList<>();
+        for (PoolWork w : work) {
+            if (leftOutWhy.containsKey(w.pool())) {
+                leftOut.add(new LeftOut(w.pool(), leftOutWhy.get(w.pool())));
+            } else if (turns.neverStarts().containsKey(w.pool())) {
+                leftOut.add(new LeftOut(w.pool(), neverStarts(desired, w.pool(), turns.neverStarts().get(w.pool()), turns.unfinished())));
             }
         }
-        return new Estimate(pools, leftOut, zone(desired.cluster().maintenance()));
+        String rolls = !fleet ? ONE_AT_A_TIME : "pools roll in role order, " + desired.cluster().concurrency().pools()
+                + " of a role at a time, each after the pools its rollout.after names";
+        return new Estimate(pools, leftOut, zone(desired.cluster().maintenance()), rolls);
+    }
+
+    /** The assumption on a pool's start. */
+    private static String startsWhen(PoolEta.Start how, boolean fleet, int concurrency) {
+        if (how.waited().isEmpty()) {
+            return "starts at " + how.at();
+        }
+        PoolEta.Wait w = how.waited().get();
+        if (!fleet) {
+            return "starts when " + w.after() + " finishes (pools roll one at a time, in role order)";
+        }
+        String done = " (" + w.poolsDone() + (w.poolsDone() == 1 ? " pool" : " pools") + " of the rollout done by then)";
+        return "starts when " + w.after() + " finishes" + switch (w.reason()) {
+            case CONCURRENCY -> " and frees one of the " + concurrency + " turns of rollout.concurrency.pools";
+            case ROLE_ORDER -> ": pools of an earlier role go first";
+            case AFTER -> ": rollout.after names it";
+            case CLUSTER_BUDGET, ZONE_REPAIRS -> "";
+        } + done;
+    }
+
+    /** Why a pool with work never starts: a pool before it never finishes, or holds it for good. */
+    private static String neverStarts(DesiredCluster desired, String pool, FleetWait wait, List<String> unfinished) {
+        // The pool it waits for, or, waiting for a turn, the first of those that keep theirs for good.
+        Optional<String> blocker = wait.pool().isPresent() ? wait.pool().filter(unfinished::contains)
+                : unfinished.stream().filter(u -> role(desired, u) == role(desired, pool)).findFirst();
+        if (blocker.isPresent()) {
+            return "rolls after " + blocker.get() + ", whose rollout does not finish within " + HORIZON.toDays() + " days";
+        }
+        return "does not start: " + wait.detail();
+    }
+
+    private static PoolRole role(DesiredCluster desired, String pool) {
+        return desired.pools().stream().filter(p -> p.name().equals(pool)).findFirst().map(p -> p.spec().pool().role()).orElseThrow();
+    }
+
+    /** The phase a pool left out of the estimate is in, as the planner names it. */
+    private String freePhase(WorkerPoolSpec spec, PoolWork w) {
+        if (spec.updateStrategy() == UpdateStrategy.ManualInPlaceUpdate) {
+            return PoolPhase.AWAITING_SELECTION.name();
+        }
+        boolean nodeUpdate = w.kind() == PendingAction.KUBELET_RESTART || spec.updateStrategy().inPlace();
+        return nodeUpdates == NodeUpdates.OFF && nodeUpdate ? PoolPhase.NODE_UPDATES_OFF.name() : PoolPhase.REPORT_ONLY.name();
     }
 
     /**
      * Estimates what is left of a rollout from {@code now}: each pool with outdated nodes, its
      * outdated nodes (those being updated now counted as not started) and its pending action, as
-     * the plan reports them. A paused pool is left out.
+     * the plan reports them. A paused pool is left out (and holds the pools after it, as in the
+     * planner); a pool with a turn now (rolling, or waiting for a window or validation with its turn)
+     * starts at once, the others as the fleet's turns come.
      */
     public Estimate remaining(DesiredCluster desired, Plan plan, Map<String, PoolDurations> history, Instant now) {
         List<PoolWork> work = new ArrayList<>();
         List<LeftOut> paused = new ArrayList<>();
+        Set<String> turnNow = new HashSet<>();
+        Map<String, String> held = new HashMap<>();
         for (PoolReport r : plan.reports().values()) {
             if (r.outdated() == 0 || r.pendingAction() == PendingAction.NONE) {
                 continue;
             }
             if (r.phase() == PoolPhase.PAUSED) {
                 paused.add(new LeftOut(r.pool(), "the rollout is paused"));
+                held.put(r.pool(), r.phase().name());
             } else {
                 work.add(new PoolWork(r.pool(), r.outdated(), r.pendingAction()));
+                if (TURN_HELD.contains(r.phase())) {
+                    turnNow.add(r.pool());
+                }
             }
         }
-        Estimate e = estimate(desired, work, history, now);
+        Estimate e = estimate(desired, work, history, now, turnNow, held);
         List<PoolEta> pools = e.pools().stream().map(p -> {
             int updating = plan.report(p.pool()).updating();
             if (updating == 0) {
@@ -157,8 +262,12 @@ public final class RolloutEta {
         }).toList();
         List<LeftOut> leftOut = new ArrayList<>(paused);
         leftOut.addAll(e.leftOut());
-        return new Estimate(pools, leftOut, e.zone());
+        return new Estimate(pools, leftOut, e.zone(), e.rolls());
     }
+
+    /** The phases of a pool that holds a turn of the fleet: it goes on at once. */
+    private static final Set<PoolPhase> TURN_HELD = Set.of(PoolPhase.UPDATING, PoolPhase.RESTARTING_KUBELETS,
+            PoolPhase.WAITING_FOR_WINDOW, PoolPhase.WAITING_FOR_VALIDATION, PoolPhase.FAILED, PoolPhase.HALTED);
 
     /** Why the agent does not carry this work out by itself, if it does not (as the planner decides it). */
     private Optional<String> leftOutBecause(WorkerPoolSpec spec, PoolWork w) {
@@ -180,7 +289,8 @@ public final class RolloutEta {
     }
 
     private PoolEta pool(DesiredCluster desired, DesiredPool pool, PoolWork w, PoolDurations durations,
-                         MaintenanceCalendar calendar, Instant start, Optional<String> after) {
+                         MaintenanceCalendar calendar, PoolEta.Start how, String startsWhen) {
+        Instant start = how.at();
         WorkerPoolSpec spec = pool.spec().pool();
         boolean kubelet = w.kind() == PendingAction.KUBELET_RESTART;
         PendingAction kind = kubelet ? PendingAction.KUBELET_RESTART
@@ -198,9 +308,8 @@ public final class RolloutEta {
         if (beyondTimeout) {
             // Every new machine (or in-place update) would count as failed and be tried again for ever: simulating that
             // to the horizon would cost seconds of CPU and say nothing more.
-            assumptions.add(after.map(p -> "starts when " + p + " finishes (pools roll one at a time, in role order)")
-                    .orElse("starts at " + start));
-            return new PoolEta(pool.name(), kind, w.nodes(), HORIZON, start, Optional.empty(), List.of(), assumptions);
+            assumptions.add(startsWhen);
+            return new PoolEta(pool.name(), kind, w.nodes(), HORIZON, start, Optional.empty(), List.of(), assumptions, how.waited());
         }
         SimulationSetup setup = SimulationSetup.of(desired, pool.name(), w.nodes(), create, durations.estimate(PoolDurations.Kind.DRAIN))
                 .withNodeUpdates(inPlace, durations.estimate(PoolDurations.Kind.KUBELET_RESTART))
@@ -228,8 +337,7 @@ public final class RolloutEta {
             }
             assumptions.add(durations.describe(k));
         }
-        assumptions.add(after.map(p -> "starts when " + p + " finishes (pools roll one at a time, in role order)")
-                .orElse("starts at " + start));
+        assumptions.add(startsWhen);
         if (!confined) {
             assumptions.add(calendar.alwaysOpen() ? "no maintenance window: may run at any time" + (exclusions ? " outside exclusions" : "")
                     : spec.rolloutOutsideWindow() ? WorkerPoolSpec.ROLLOUT_OUTSIDE_WINDOW + " is set: runs outside windows too"
@@ -244,7 +352,7 @@ public final class RolloutEta {
         }
         Duration work = unconfined.completed() ? millis(unconfined.finishedSeconds()) : HORIZON;
         List<Window> windows = confined && completesAt.isPresent() ? windows(calendar, start, completesAt.get()) : List.of();
-        return new PoolEta(pool.name(), kind, w.nodes(), work, start, completesAt, windows, assumptions);
+        return new PoolEta(pool.name(), kind, w.nodes(), work, start, completesAt, windows, assumptions, how.waited());
     }
 
     /**

@@ -78,27 +78,48 @@ public final class FleetSchedule {
     }
 
     private final int concurrency;
-    private final Map<String, Candidate> candidates = new HashMap<>();
+    private final Map<String, Candidate> candidates;
     private final List<String> order;
-    private final Map<String, Outcome> settled = new HashMap<>();
-    private final Map<String, String> settledAs = new HashMap<>();
+    private final Map<String, Outcome> settled;
+    private final Map<String, String> settledAs;
     /** Per role, the first pool settled that is not clear: it holds every later role. */
     private final Map<PoolRole, String> unclear = new EnumMap<>(PoolRole.class);
     /** Per role, the pools holding a turn, in order. */
     private final Map<PoolRole, List<String>> holders = new EnumMap<>(PoolRole.class);
     /** Per role, the pools in progress not settled yet: their turns are kept for them. */
     private final Map<PoolRole, Integer> inProgressAhead = new EnumMap<>(PoolRole.class);
+    /** Per role, the last concurrency wait told, for how many turns taken and holders (holders are only added to). */
+    private final Map<PoolRole, ConcurrencyWait> concurrencyWaits = new EnumMap<>(PoolRole.class);
     private int next;
+
+    private record ConcurrencyWait(int taken, int holding, Turn turn) {
+    }
 
     /** @param concurrency {@code rollout.concurrency.pools}, at least 1 */
     public FleetSchedule(int concurrency, List<Candidate> pools) {
+        this(concurrency, pools, FleetOrder.sort(pools, Candidate::name, Candidate::role, Candidate::after));
+    }
+
+    private FleetSchedule(int concurrency, List<Candidate> pools, List<Candidate> ordered) {
         if (concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be at least 1");
         }
         this.concurrency = concurrency;
+        this.candidates = new HashMap<>(pools.size() * 2);
+        this.settled = new HashMap<>(pools.size() * 2);
+        this.settledAs = new HashMap<>(pools.size() * 2);
         pools.forEach(p -> candidates.put(p.name(), p));
-        this.order = FleetOrder.sort(pools, Candidate::name, Candidate::role, Candidate::after).stream().map(Candidate::name).toList();
+        this.order = ordered.stream().map(Candidate::name).toList();
         pools.stream().filter(Candidate::inProgress).forEach(p -> inProgressAhead.merge(p.role(), 1, Integer::sum));
+    }
+
+    /**
+     * The schedule of {@code pools} given in {@link FleetOrder}'s order already, as a
+     * {@link dev.nightshift.strategies.model.DesiredCluster}'s pools are: not sorted again (the planner makes one
+     * schedule per plan).
+     */
+    public static FleetSchedule inOrder(int concurrency, List<Candidate> pools) {
+        return new FleetSchedule(concurrency, pools, pools);
     }
 
     /** The order in which pools must be asked and settled. */
@@ -139,9 +160,16 @@ public final class FleetSchedule {
         List<String> holding = holders.getOrDefault(c.role(), List.of());
         int taken = holding.size() + inProgressAhead.getOrDefault(c.role(), 0);
         if (taken >= concurrency) {
-            return Turn.waiting(FleetWait.Reason.CONCURRENCY, Optional.empty(), "concurrency: " + taken + " of " + concurrency
+            // The pools after it in its role wait for the same turns: told the same, made once (a fleet has hundreds).
+            ConcurrencyWait last = concurrencyWaits.get(c.role());
+            if (last != null && last.taken() == taken && last.holding() == holding.size()) {
+                return last.turn();
+            }
+            Turn wait = Turn.waiting(FleetWait.Reason.CONCURRENCY, Optional.empty(), "concurrency: " + taken + " of " + concurrency
                     + " turns taken" + (holding.isEmpty() ? " by pools in progress"
                     : " (" + String.join(", ", holding.subList(0, Math.min(5, holding.size()))) + (holding.size() > 5 ? ", …" : "") + ")"));
+            concurrencyWaits.put(c.role(), new ConcurrencyWait(taken, holding.size(), wait));
+            return wait;
         }
         return Turn.GRANTED;
     }

@@ -1,5 +1,6 @@
 package dev.nightshift.strategies.guard;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -13,6 +14,7 @@ import dev.nightshift.strategies.PoolLimits;
 import dev.nightshift.strategies.model.DesiredCluster;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.NodeCondition;
+import dev.nightshift.strategies.model.NodesByPool;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.plan.Step;
@@ -74,7 +76,7 @@ public final class DisruptionGuard {
         }
     }
 
-    private final Map<String, PoolBudget> pools = new HashMap<>();
+    private final Map<String, PoolBudget> pools;
     private final ClusterBudget cluster;
 
     /**
@@ -82,22 +84,34 @@ public final class DisruptionGuard {
      *                        started that the observation may not show yet
      */
     public DisruptionGuard(DesiredCluster desired, ObservedCluster observed, Set<String> alsoUnavailable) {
+        this(desired, observed, alsoUnavailable, null);
+    }
+
+    /**
+     * {@link #DisruptionGuard(DesiredCluster, ObservedCluster, Set)} for a caller that makes guards again and again:
+     * the pools observed as the same node objects as in the previous guard made with {@code memo} are not counted
+     * again. The same guard as without it.
+     */
+    public DisruptionGuard(DesiredCluster desired, ObservedCluster observed, Set<String> alsoUnavailable, GuardMemo memo) {
         // The nodes by pool in one walk: a fleet has hundreds of pools and thousands of nodes.
-        Map<String, List<ObservedNode>> byPool = new HashMap<>();
-        desired.pools().forEach(p -> byPool.put(p.name(), new java.util.ArrayList<>()));
-        observed.nodes().forEach(n -> {
-            List<ObservedNode> of = byPool.get(n.pool());
-            if (of != null) {
-                of.add(n);
-            }
-        });
-        for (DesiredPool pool : desired.pools()) {
-            pools.put(pool.name(), new PoolBudget(pool, byPool.get(pool.name()), alsoUnavailable, desired.refillsPools()));
+        List<DesiredPool> desiredPools = desired.pools();
+        List<List<ObservedNode>> byPool = memo == null ? NodesByPool.of(desiredPools, observed.nodes())
+                : memo.nodesByPool().group(desiredPools, observed.nodes());
+        List<PoolCount> counts = new ArrayList<>(desiredPools.size());
+        pools = new HashMap<>(desiredPools.size() * 2);
+        int managed = 0;
+        int unavailable = 0;
+        for (int i = 0; i < desiredPools.size(); i++) {
+            DesiredPool pool = desiredPools.get(i);
+            List<ObservedNode> nodes = byPool.get(i);
+            PoolCount count = memo == null ? PoolCount.of(pool, nodes, alsoUnavailable, desired.refillsPools(), observed.zones())
+                    : memo.count(pool, nodes, alsoUnavailable, desired.refillsPools(), observed.zones());
+            counts.add(count);
+            pools.put(pool.name(), new PoolBudget(pool, nodes, alsoUnavailable, count));
+            managed += count.count();
+            unavailable += Math.max(0, count.count() - count.available());
         }
-        int managed = pools.values().stream().mapToInt(p -> p.count).sum();
-        int unavailable = pools.values().stream().mapToInt(p -> Math.max(0, p.count - p.available.size())).sum();
-        cluster = new ClusterBudget(desired.cluster().name(), desired.cluster().concurrency(), managed, unavailable,
-                byPool.values().stream().flatMap(List::stream).toList(), observed, alsoUnavailable);
+        cluster = new ClusterBudget(desired.cluster().name(), desired.cluster().concurrency(), managed, unavailable, counts);
     }
 
     /** The cluster-wide budget this guard judges by, resolved; {@link Integer#MAX_VALUE} without one. */
@@ -116,7 +130,7 @@ public final class DisruptionGuard {
         if (budget == null) {
             return Optional.empty();
         }
-        boolean nodeAvailable = budget.available.contains(step.target());
+        boolean nodeAvailable = budget.available().contains(step.target());
         Optional<Refusal> refusal = budget.check(step);
         if (refusal.isEmpty()) {
             refusal = cluster.check(step, nodeAvailable);
@@ -139,8 +153,13 @@ public final class DisruptionGuard {
     }
 
     /** Ready True, and no other condition True: every condition but Ready names a problem when True. */
-    private static boolean healthy(ObservedNode n) {
-        return n.conditions().stream().allMatch(c -> c.type().equals(NodeCondition.READY) ? c.isTrue() : !c.isTrue());
+    static boolean healthy(ObservedNode n) {
+        for (NodeCondition c : n.conditions()) {
+            if (c.type().equals(NodeCondition.READY) ? !c.isTrue() : c.isTrue()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether {@code step} can take capacity away or add a machine; a kubelet restart is bounded apart. */
@@ -149,47 +168,66 @@ public final class DisruptionGuard {
                 || step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet || step instanceof Step.CreateMachine;
     }
 
-    /** One pool's machines and available nodes, as observed and as this pass's admitted steps leave them. */
+    /**
+     * One pool's machines and available nodes, as observed and as this pass's admitted steps leave them. Its count and
+     * available nodes are counted when the guard is made (the cluster's budget needs them); which nodes are available
+     * or restarting is looked at only for a pool a step is asked for (a fleet has hundreds of pools, few with steps).
+     */
     private static final class PoolBudget {
 
         private final String pool;
+        private final DesiredPool desired;
+        private final List<ObservedNode> nodes;
+        private final Set<String> alsoUnavailable;
         private final int count;
         private final PoolLimits limits;
+        /** Available nodes as observed, before any step of this pass. */
+        private final int availableAtStart;
         private int machines;
-        private final Set<String> available = new HashSet<>();
+        private Set<String> available;
         /** Nodes whose kubelet restart was asked for and not answered yet (the node's kubelet hash not the desired one). */
-        private final Set<String> restarting = new HashSet<>();
+        private Set<String> restarting;
 
-        PoolBudget(DesiredPool desired, List<ObservedNode> nodes, Set<String> alsoUnavailable, boolean refills) {
+        PoolBudget(DesiredPool desired, List<ObservedNode> nodes, Set<String> alsoUnavailable, PoolCount counted) {
             this.pool = desired.name();
-            Set<String> live = new HashSet<>();
-            nodes.stream().filter(n -> !n.terminating()).forEach(n -> live.add(n.name()));
-            int counted = 0;
-            for (ObservedNode n : nodes) {
-                if (n.terminating()) {
-                    continue;
-                }
-                machines++;
-                if (n.surgeFor().isEmpty() || !live.contains(n.surgeFor().get())) {
-                    counted++;
-                }
-                if (n.kubeletRestartAt().isPresent() && !n.kubeletHash().equals(java.util.Optional.of(desired.kubeletHash()))) {
-                    restarting.add(n.name());
-                }
-                if (available(n) && !alsoUnavailable.contains(n.name())) {
-                    available.add(n.name());
+            this.desired = desired;
+            this.nodes = nodes;
+            this.alsoUnavailable = alsoUnavailable;
+            this.count = counted.count();
+            this.limits = counted.limits();
+            this.machines = counted.machines();
+            this.availableAtStart = counted.available();
+        }
+
+        /** The available nodes by name, as this pass leaves them. */
+        Set<String> available() {
+            if (available == null) {
+                available = new HashSet<>();
+                restarting = new HashSet<>();
+                for (ObservedNode n : nodes) {
+                    if (n.terminating()) {
+                        continue;
+                    }
+                    if (n.kubeletRestartAt().isPresent() && !n.kubeletHash().equals(java.util.Optional.of(desired.kubeletHash()))) {
+                        restarting.add(n.name());
+                    }
+                    if (DisruptionGuard.available(n) && !alsoUnavailable.contains(n.name())) {
+                        available.add(n.name());
+                    }
                 }
             }
-            // A pool Nightshift refills is promised its minimum: machines it lost behind Nightshift's back are capacity
-            // owed, not a smaller pool (the floor stays where the minimum puts it; the refill fits under the ceiling).
-            this.count = refills ? Math.max(counted, desired.spec().pool().minimum()) : counted;
-            this.limits = PoolLimits.of(desired.spec(), count);
+            return available;
+        }
+
+        Set<String> restarting() {
+            available();
+            return restarting;
         }
 
         /** Whether {@code step} takes an available node of the pool away (a kubelet restart and a new machine do not). */
         boolean takesAvailable(Step step) {
             return disruptive(step) && !(step instanceof Step.RestartKubelet) && !(step instanceof Step.CreateMachine)
-                    && available.contains(step.target());
+                    && available().contains(step.target());
         }
 
         /** The refusal of {@code step} by the pool's promises, counting nothing. */
@@ -198,8 +236,8 @@ public final class DisruptionGuard {
                 // No drain, the pods keep running: at most max(1, maxUnavailable) restarts at a time, as the spec promises.
                 // Asked again of a node whose restart is under way (unanswered past healthTimeout): costs nothing more.
                 int allowed = Math.max(1, limits.maxUnavailable());
-                if (!restarting.contains(step.target()) && restarting.size() + 1 > allowed) {
-                    return Optional.of(new Refusal(step, Reason.UNAVAILABLE, pool + " has " + restarting.size()
+                if (!restarting().contains(step.target()) && restarting().size() + 1 > allowed) {
+                    return Optional.of(new Refusal(step, Reason.UNAVAILABLE, pool + " has " + restarting().size()
                             + " kubelet restarts under way and allows " + allowed + " at a time"));
                 }
                 return Optional.empty();
@@ -216,10 +254,10 @@ public final class DisruptionGuard {
                 // A node already unavailable (draining, drained, not Ready, gone) costs nothing more.
                 return Optional.empty();
             }
-            int after = available.size() - 1;
+            int after = available().size() - 1;
             int floor = count - limits.maxUnavailable();
             if (after < floor) {
-                return Optional.of(new Refusal(step, Reason.UNAVAILABLE, pool + " has " + available.size() + " available nodes for a count of "
+                return Optional.of(new Refusal(step, Reason.UNAVAILABLE, pool + " has " + available().size() + " available nodes for a count of "
                         + count + " and maxUnavailable " + limits.maxUnavailable() + ": disrupting " + step.target() + " would leave "
                         + after + " < " + floor));
             }
@@ -229,7 +267,7 @@ public final class DisruptionGuard {
         /** Counts an admitted step's effect, for the steps after it. */
         void apply(Step step) {
             if (step instanceof Step.RestartKubelet) {
-                restarting.add(step.target());
+                restarting().add(step.target());
                 return;
             }
             if (step instanceof Step.CreateMachine) {
@@ -237,7 +275,7 @@ public final class DisruptionGuard {
                 return;
             }
             if (takesAvailable(step)) {
-                available.remove(step.target());
+                available().remove(step.target());
             }
             if (step instanceof Step.DeleteMachine d && !d.replace()) {
                 machines--;
@@ -283,31 +321,22 @@ public final class DisruptionGuard {
         private final Map<String, Integer> zoneFailing = new HashMap<>();
         private final Map<String, Integer> zoneOurs = new HashMap<>();
 
-        ClusterBudget(String name, FleetConcurrency concurrency, int managed, int unavailable, List<ObservedNode> nodes,
-                      ObservedCluster observed, Set<String> alsoUnavailable) {
+        ClusterBudget(String name, FleetConcurrency concurrency, int managed, int unavailable, List<PoolCount> pools) {
             this.name = name;
             this.concurrency = concurrency;
             this.managed = managed;
             this.max = concurrency.resolveMaxUnavailable(managed);
             this.unavailable = unavailable;
-            for (ObservedNode n : nodes) {
-                if (n.terminating() || !n.registered()) {
-                    continue;
-                }
-                boolean mine = n.drainStartedAt().isPresent() || n.drained() || n.inPlaceStartedAt().isPresent()
-                        || alsoUnavailable.contains(n.name());
-                if (mine) {
-                    ours.add(n.name());
-                }
-                Optional<String> zone = observed.zone(n.name());
-                if (zone.isPresent()) {
-                    zoneOf.put(n.name(), zone.get());
-                    zoneNodes.merge(zone.get(), 1, Integer::sum);
-                    if (!n.ready() || !healthy(n)) {
-                        zoneFailing.merge(zone.get(), 1, Integer::sum);
+            for (PoolCount pool : pools) {
+                ours.addAll(pool.ours());
+                for (PoolCount.Zoned z : pool.zoned()) {
+                    zoneOf.put(z.node(), z.zone());
+                    zoneNodes.merge(z.zone(), 1, Integer::sum);
+                    if (z.failing()) {
+                        zoneFailing.merge(z.zone(), 1, Integer::sum);
                     }
-                    if (mine) {
-                        zoneOurs.merge(zone.get(), 1, Integer::sum);
+                    if (z.ours()) {
+                        zoneOurs.merge(z.zone(), 1, Integer::sum);
                     }
                 }
             }

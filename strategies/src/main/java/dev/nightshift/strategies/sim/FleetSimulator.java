@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.TreeMap;
 
 import dev.nightshift.spec.hash.StampedHash;
 import dev.nightshift.spec.model.PoolRole;
@@ -19,8 +18,10 @@ import dev.nightshift.strategies.PoolAccount;
 import dev.nightshift.strategies.RolloutPlanner;
 import dev.nightshift.strategies.ValidationStreak;
 import dev.nightshift.strategies.guard.DisruptionGuard;
+import dev.nightshift.strategies.guard.GuardMemo;
 import dev.nightshift.strategies.model.DesiredPool;
 import dev.nightshift.strategies.model.MaintenanceState;
+import dev.nightshift.strategies.model.NodesByPool;
 import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
@@ -64,13 +65,16 @@ public final class FleetSimulator {
     private final class Run implements Step.Handler<Void> {
         private final FleetSimulation.Setup setup;
         private final Map<String, DesiredPool> pools = new HashMap<>();
-        private final Map<String, ObservedNode> nodes = new TreeMap<>();
+        private final FleetNodes nodes = new FleetNodes();
         private final Map<String, PoolStatus> statuses = new HashMap<>();
         private final Map<String, Optional<Instant>> lastValidation = new HashMap<>();
         private final Map<String, Double> started = new HashMap<>();
         private final Map<String, Double> ended = new HashMap<>();
         private final Map<String, Integer> created = new HashMap<>();
-        private final PlanMemo memo = new PlanMemo();
+        /** The planner and the guard group the same observation by pool: once. */
+        private final NodesByPool byPool = new NodesByPool();
+        private final PlanMemo memo = new PlanMemo(byPool);
+        private final GuardMemo guardMemo = new GuardMemo(byPool);
         private final PriorityQueue<Event> events = new PriorityQueue<>();
         private final List<String> violations = new ArrayList<>();
         private final int budget;
@@ -98,7 +102,7 @@ public final class FleetSimulator {
                     if (bastion(p)) {
                         b.registered(false);
                     }
-                    nodes.put(name, b.build());
+                    nodes.put(b.build());
                 }
             }
             budget = setup.desired().cluster().concurrency().resolveMaxUnavailable(managed);
@@ -157,9 +161,11 @@ public final class FleetSimulator {
                 lastPlan = planned.plan();
                 Map<String, PoolStatus> before = new HashMap<>(statuses);
                 lastPlan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
-                DisruptionGuard guard = new DisruptionGuard(setup.desired(), observed, Set.of());
                 changed = false;
-                for (Step step : lastPlan.steps()) {
+                List<Step> steps = lastPlan.steps();
+                // Most plans of a settled instant ask for nothing: no guard to make.
+                DisruptionGuard guard = steps.isEmpty() ? null : new DisruptionGuard(setup.desired(), observed, Set.of(), guardMemo);
+                for (Step step : steps) {
                     if (guard.admit(step).isEmpty()) {
                         statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, now));
                         step.accept(this);
@@ -173,7 +179,7 @@ public final class FleetSimulator {
         }
 
         private ObservedCluster observed() {
-            return new ObservedCluster(List.copyOf(nodes.values()), true, MaintenanceState.OPEN, statuses);
+            return new ObservedCluster(nodes.observed(), true, MaintenanceState.OPEN, statuses);
         }
 
         private boolean done() {
@@ -226,7 +232,7 @@ public final class FleetSimulator {
         }
 
         private void put(ObservedNode node) {
-            nodes.put(node.name(), node);
+            nodes.put(node);
             changed = true;
         }
 
@@ -316,7 +322,7 @@ public final class FleetSimulator {
 
         @Override
         public Void createMachine(Step.CreateMachine c) {
-            boolean partnerHasOne = nodes.values().stream().anyMatch(n -> n.surgeFor().equals(Optional.of(c.surgeFor())));
+            boolean partnerHasOne = nodes.hasStandIn(c.surgeFor());
             if (!partnerHasOne) {
                 started(c.pool());
                 create(c.pool(), c.surgeFor(), c.rollHash(), c.kubeletHash());
@@ -369,7 +375,8 @@ public final class FleetSimulator {
         public Void validate(Step.Validate v) {
             DesiredPool pool = pools.get(v.pool());
             ValidationStreak.Check check = ValidationStreak.validate(statuses.get(v.pool()),
-                    RolloutPlanner.healthy(pool, observed(), now), lastValidation.getOrDefault(v.pool(), Optional.empty()),
+                    // The pool's machines are those the check looks at: not every machine of the fleet.
+                    RolloutPlanner.healthy(pool, observed().withNodes(nodes.ofPool(v.pool())), now), lastValidation.getOrDefault(v.pool(), Optional.empty()),
                     ValidationStreak.DEFAULT_INTERVAL, now);
             statuses.put(v.pool(), check.status());
             if (check.counted()) {

@@ -107,11 +107,11 @@ class RollingUpdateIT {
                 .containsPattern("batch\\s+NeedsUpdate\\s+1\\s+0\\s+1\\s+1\\s+1\\s+1")
                 .containsPattern("jump\\s+NeedsUpdate\\s+1\\s+0\\s+1\\s+1\\s+1\\s+0")
                 .contains("Must specify --yes to rolling-update.");
-        List<JsonNode> commands = kubernetesRequests().subList((int) k8s, kubernetesRequests().size()).stream()
+        List<JsonNode> commands = kubernetesRequestsSince(k8s).stream()
                 .filter(RollingUpdateIT::fromNightshift).toList();
         assertThat(commands).as("the command read the cluster").isNotEmpty();
         assertThat(commands).as("and wrote nothing to it").noneMatch(RollingUpdateIT::write);
-        assertThat(machineLogs.requests().subList((int) machineApi, machineLogs.requests().size()))
+        assertThat(machineApiRequestsSince(machineApi))
                 .as("nothing written to the machine API").allMatch(r -> r.method().equals("GET"));
     }
 
@@ -125,7 +125,7 @@ class RollingUpdateIT {
 
             assertThat(run.exitCode()).isEqualTo(2);
             assertThat(run.stderr()).contains("an agent holds the Lease nightshift-system/nightshift-leader (nightshift-7d9f-abc)");
-            assertThat(kubernetesRequests().subList((int) k8s, kubernetesRequests().size()).stream()
+            assertThat(kubernetesRequestsSince(k8s).stream()
                     .filter(RollingUpdateIT::fromNightshift).toList()).noneMatch(RollingUpdateIT::write);
         } finally {
             releaseLease();
@@ -147,10 +147,10 @@ class RollingUpdateIT {
         assertThat(run.stdout()).contains("rolling-update done");
         assertThat(machineIds("web")).as("web's machines replaced").hasSize(2).doesNotContainAnyElementsOf(webMachines);
         assertThat(machineIds("batch")).as("batch's left alone").isEqualTo(batchMachines);
-        List<MachineApiLogs.Request> writes = machineLogs.requests().subList((int) machineApi, machineLogs.requests().size()).stream()
+        List<MachineApiLogs.Request> writes = machineApiRequestsSince(machineApi).stream()
                 .filter(r -> !r.method().equals("GET")).toList();
         assertThat(writes).isNotEmpty().allMatch(r -> batchMachines.stream().noneMatch(m -> r.path().contains(m)));
-        List<JsonNode> nodeWrites = kubernetesRequests().subList((int) k8s, kubernetesRequests().size()).stream()
+        List<JsonNode> nodeWrites = kubernetesRequestsSince(k8s).stream()
                 .filter(RollingUpdateIT::fromNightshift).filter(RollingUpdateIT::write)
                 .filter(r -> r.path("path").asText().startsWith("/api/v1/nodes/")).toList();
         assertThat(nodeWrites).as("cordons and marks").isNotEmpty()
@@ -177,7 +177,7 @@ class RollingUpdateIT {
         assertThat(machineIds("batch")).hasSize(1).doesNotContainAnyElementsOf(batchMachines);
         assertThat(machineLogs.requests()).anyMatch(r -> r.method().equals("POST") && batchMachines.stream()
                 .anyMatch(m -> r.path().contains(m)) && r.path().endsWith("/replace"));
-        assertThat(kubernetesRequests().subList((int) k8s, kubernetesRequests().size()))
+        assertThat(kubernetesRequestsSince(k8s))
                 .as("no Kubernetes request from the command").noneMatch(RollingUpdateIT::fromNightshift);
     }
 
@@ -202,12 +202,12 @@ class RollingUpdateIT {
 
         assertThat(run.exitCode()).as(run.stdout() + run.stderr()).isZero();
         assertThat(machineIds("jump")).as("the bastion's machine replaced").hasSize(1).doesNotContainAnyElementsOf(jump);
-        assertThat(machineLogs.requests().subList((int) machineApi, machineLogs.requests().size())).filteredOn(r -> !r.method().equals("GET"))
+        assertThat(machineApiRequestsSince(machineApi)).filteredOn(r -> !r.method().equals("GET"))
                 .isNotEmpty().allMatch(r -> jump.stream().anyMatch(m -> r.path().contains(m)));
         Set<String> after = new java.util.TreeSet<>(machineIds("web"));
         after.addAll(machineIds("batch"));
         assertThat(after).as("web and batch, outdated at that commit, are of another role: untouched").isEqualTo(others);
-        assertThat(kubernetesRequests().subList((int) k8s, kubernetesRequests().size())).filteredOn(RollingUpdateIT::fromNightshift)
+        assertThat(kubernetesRequestsSince(k8s)).filteredOn(RollingUpdateIT::fromNightshift)
                 .filteredOn(RollingUpdateIT::write).noneMatch(r -> r.path("path").asText().startsWith("/api/v1/nodes"));
         assertThat(PoolStatusRecords.accepted(record("jump"))).as("jump's record names the commit --ref named")
                 .hasValueSatisfying(a -> assertThat(a.commit()).isEqualTo(commit));
@@ -225,7 +225,7 @@ class RollingUpdateIT {
 
         assertThat(run.exitCode()).as(run.stdout() + run.stderr()).isZero();
         assertThat(machineIds("web")).as("both machines, current at the start, replaced").hasSize(2).doesNotContainAnyElementsOf(web);
-        List<MachineApiLogs.Request> replaces = machineLogs.requests().subList((int) machineApi, machineLogs.requests().size()).stream()
+        List<MachineApiLogs.Request> replaces = machineApiRequestsSince(machineApi).stream()
                 .filter(r -> r.method().equals("POST") && r.path().endsWith("/replace") && r.status() < 300).toList();
         assertThat(replaces).hasSize(2);
         Duration apart = Duration.between(replaces.get(0).time(), replaces.get(1).time());
@@ -249,11 +249,11 @@ class RollingUpdateIT {
         assertThat(run.stderr()).contains("pool batch: the drain of " + node + " took longer than 1s (--drain-timeout); stopping"
                 + " (--fail-on-drain-error)");
         assertThat(run.stdout()).contains("rolling-update failed");
-        assertThat(kubernetesRequests().subList((int) k8s, kubernetesRequests().size())).filteredOn(RollingUpdateIT::fromNightshift)
+        assertThat(kubernetesRequestsSince(k8s)).filteredOn(RollingUpdateIT::fromNightshift)
                 .as("its pod's eviction asked for, refused").anyMatch(r -> r.path("path").asText().endsWith("/eviction")
                         && r.path("status").asInt() == 429)
                 .noneMatch(r -> r.path("method").asText().equals("DELETE"));
-        assertThat(machineLogs.requests().subList((int) machineApi, machineLogs.requests().size())).as("no machine deleted or replaced")
+        assertThat(machineApiRequestsSince(machineApi)).as("no machine deleted or replaced")
                 .allMatch(r -> r.method().equals("GET"));
         assertThat(machineIds("batch")).isEqualTo(batch);
         assertThat(kube.nodes().withName(node).get().getSpec().getUnschedulable()).as("left cordoned, as kops leaves it").isTrue();
@@ -270,7 +270,7 @@ class RollingUpdateIT {
 
             assertThat(run.exitCode()).as(run.stdout() + run.stderr()).isZero();
             assertThat(machineIds("batch")).as("replaced though its pod was never evicted").hasSize(1).doesNotContainAnyElementsOf(batch);
-            assertThat(kubernetesRequests().subList((int) k8s, kubernetesRequests().size())).filteredOn(RollingUpdateIT::fromNightshift)
+            assertThat(kubernetesRequestsSince(k8s)).filteredOn(RollingUpdateIT::fromNightshift)
                     .noneMatch(r -> r.path("path").asText().endsWith("/eviction") && r.path("status").asInt() < 300);
         } finally {
             kube.policy().v1().podDisruptionBudget().inNamespace(DemoWorkloads.NAMESPACE).withName("batch").delete();
@@ -291,7 +291,7 @@ class RollingUpdateIT {
         assertThat(run.exitCode()).as(run.stdout() + run.stderr()).isEqualTo(1);
         assertThat(run.stderr()).contains("pool batch: the cluster did not validate within 1s (--validation-timeout); stopping"
                 + " (--fail-on-validate-error)");
-        assertThat(machineLogs.requests().subList((int) machineApi, machineLogs.requests().size())).allMatch(r -> r.method().equals("GET"));
+        assertThat(machineApiRequestsSince(machineApi)).allMatch(r -> r.method().equals("GET"));
         assertThat(kube.nodes().withName(node).get().getSpec().getUnschedulable()).as("not cordoned").isNotEqualTo(Boolean.TRUE);
     }
 
@@ -483,5 +483,17 @@ class RollingUpdateIT {
                     """.formatted(pool[0], CLUSTER, pool[2], pool[1], pool[1], pool[3]), StandardCharsets.UTF_8);
         }
         return dir;
+    }
+
+    /** The Kubernetes requests logged after the first {@code count}, from one read of the log (it grows meanwhile). */
+    private List<JsonNode> kubernetesRequestsSince(long count) throws IOException {
+        List<JsonNode> all = kubernetesRequests();
+        return all.subList((int) count, all.size());
+    }
+
+    /** The machine API's requests logged after the first {@code count}, from one read of its log. */
+    private List<MachineApiLogs.Request> machineApiRequestsSince(long count) {
+        List<MachineApiLogs.Request> all = machineLogs.requests();
+        return all.subList((int) count, all.size());
     }
 }

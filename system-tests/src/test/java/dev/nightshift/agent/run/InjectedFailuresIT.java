@@ -121,7 +121,10 @@ class InjectedFailuresIT {
     void aFailedInPlaceUpdateIsCountedAsAFailureInMetrics() throws Exception {
         bumpWith(cloud(0, 1), "AutoInPlaceUpdate", 0, 1);
 
-        await().atMost(Duration.ofSeconds(45)).until(() -> updates("in_place", "failure") > 0);
+        // A poll whose connection the agent closed unanswered is polled again (seen once in CI under a load of 14:
+        // "header parser received no bytes"; the metric is read again below, with no exception ignored).
+        await().atMost(Duration.ofSeconds(45)).ignoreExceptionsInstanceOf(java.io.IOException.class)
+                .until(() -> updates("in_place", "failure") > 0);
         assertThat(updates("in_place", "failure")).as("one node was updated, and it failed").isEqualTo(1);
         assertThat(updates("in_place", "success")).isZero();
     }
@@ -157,7 +160,10 @@ class InjectedFailuresIT {
     void aSurgeMachineThatNeverRegistersIsCountedAsAFailedRoll() throws Exception {
         bumpWith(cloud(1, 0), "AutoRollingUpdate", 1, 0);
 
-        await().atMost(Duration.ofSeconds(45)).until(() -> updates("roll", "failure") > 0);
+        // A poll whose connection the agent closed unanswered is polled again (seen once in CI under a load of 14:
+        // "header parser received no bytes"; the metric is read again below, with no exception ignored).
+        await().atMost(Duration.ofSeconds(45)).ignoreExceptionsInstanceOf(java.io.IOException.class)
+                .until(() -> updates("roll", "failure") > 0);
         assertThat(updates("roll", "success")).isZero();
     }
 

@@ -49,6 +49,11 @@ record Metrics(List<Sample> samples) {
         return sum(name, Map.of());
     }
 
+    /** The largest sample of {@code name} (over all its labels); 0 without any. */
+    double max(String name) {
+        return samples.stream().filter(s -> s.name().equals(name)).mapToDouble(Sample::value).max().orElse(0);
+    }
+
     /** A histogram's cumulative bucket counts by upper bound, summed over the other labels. */
     TreeMap<Double, Double> buckets(String histogram) {
         TreeMap<Double, Double> buckets = new TreeMap<>();

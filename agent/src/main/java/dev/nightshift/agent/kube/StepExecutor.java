@@ -60,6 +60,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     private final NodePatcher patcher;
     /** A drain pass's evictions, sent at once up to a bound. */
     private final ConcurrentEvictions evictions;
+    /** Where drain passes run: off the reconcile's thread in the agent. */
+    private final DrainPasses drains;
     private final ClusterObserver observer;
     private final MachineProvider machines;
     private final ProviderCapabilities capabilities;
@@ -77,9 +79,24 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         this(client, evictor, observer, machines, nodeUpdates, clock, events, new EvictedWorkloads());
     }
 
-    /** @param evictedWorkloads told of every pod a drain evicted: the {@code workloadsAvailable} check follows their workloads */
+    /**
+     * Drain passes in the caller: {@link #execute} returns when a drain pass is done, with what it did.
+     *
+     * @param evictedWorkloads told of every pod a drain evicted: the {@code workloadsAvailable} check follows their workloads
+     */
     public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
                         NodeUpdater nodeUpdates, Clock clock, EventRecorder events, EvictedWorkloads evictedWorkloads) {
+        this(client, evictor, observer, machines, nodeUpdates, clock, events, evictedWorkloads, DrainPasses.inCaller());
+    }
+
+    /**
+     * @param drains where drain passes run; on threads of their own ({@link DrainPasses#onThreads}), a drain step only
+     *               starts its pass and what the pass did comes from {@link #finishedDrains()}
+     */
+    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
+                        NodeUpdater nodeUpdates, Clock clock, EventRecorder events, EvictedWorkloads evictedWorkloads,
+                        DrainPasses drains) {
+        this.drains = drains;
         this.evictedWorkloads = evictedWorkloads;
         this.events = events;
         this.client = client;
@@ -146,9 +163,27 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         nodeUpdates.settle(desiredPool, observer.awaitingUpdate(desiredPool.name()));
     }
 
-    /** Executes one step; the steps that make or change machines carry the pool's desired spec they were planned with. */
+    /**
+     * Executes one step; the steps that make or change machines carry the pool's desired spec they were planned with.
+     * A step that would change a node whose drain pass is running (its deletion, in-place update, release, a forced pod
+     * deletion) waits for the pass: it does nothing now, and the planner asks for it again from what the pass left.
+     */
     public Optional<Outcome> execute(Step step) {
+        if (waitsForDrain(step) && drains.running(step.target())) {
+            LOG.debug("{} of {} waits for the node's drain pass", step.getClass().getSimpleName(), step.target());
+            return Optional.empty();
+        }
         return step.accept(this);
+    }
+
+    private static boolean waitsForDrain(Step step) {
+        return step instanceof Step.DeleteMachine || step instanceof Step.UpdateInPlace || step instanceof Step.Uncordon
+                || step instanceof Step.ForceDeletePod;
+    }
+
+    /** What the drain passes that ran off the caller's thread did, finished since the last call. */
+    public List<Outcome> finishedDrains() {
+        return drains.finished();
     }
 
     @Override
@@ -454,15 +489,23 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     }
 
     /**
-     * One drain pass: every evictable pod is asked to leave once, except a pod whose budget refused
-     * it less than its {@link EvictionBackoff} ago. Budget refusals are counted on the node with the
-     * time of the last one (so count and backoff survive a restart) and reported as an Event naming
-     * pod and budget.
+     * Starts a drain pass where {@link DrainPasses} runs them, unless the node's last pass is still running; in the
+     * agent the reconcile does not wait for it.
      */
     private Optional<Outcome> drain(Step step, String node) {
         if (observer.node(node).isEmpty()) {
             return Optional.empty();
         }
+        return drains.start(node, () -> drainPass(step, node));
+    }
+
+    /**
+     * One drain pass: every evictable pod is asked to leave once, except a pod whose budget refused
+     * it less than its {@link EvictionBackoff} ago. Budget refusals are counted on the node with the
+     * time of the last one (so count and backoff survive a restart) and reported as an Event naming
+     * pod and budget.
+     */
+    private Optional<Outcome> drainPass(Step step, String node) {
         // The marks are computed from the node as the API has it now: the cache may not show our
         // last write yet, and a repeated step must neither restart the drain clock nor lose counts.
         Instant now = clock.instant();

@@ -281,6 +281,11 @@ final class ReconcilePass implements Reconciler.Pass {
         plan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
         List<StepRefusal> refusals = new ArrayList<>();
         Map<String, FleetWait> waits = new java.util.TreeMap<>();
+        // What the drain passes started by earlier passes did (they run off this thread): reported with this pass.
+        for (StepExecutor.Outcome o : runner.finished()) {
+            outcomes.add(o);
+            LOG.info("{} (pool {}, commit {})", o.summary(), o.step().pool(), shortCommit(commit));
+        }
         if (settings.dryRun()) {
             return new Executed(outcomes, executed, statuses, refusals, waits);
         }
@@ -320,7 +325,7 @@ final class ReconcilePass implements Reconciler.Pass {
             runner.execute(step).ifPresent(o -> {
                 outcomes.add(o);
                 // The audit line: one per action, with its pool and the commit it carries out.
-                LOG.info("{} (pool {}, commit {})", o.summary(), step.pool(), commit.length() > 12 ? commit.substring(0, 12) : commit);
+                LOG.info("{} (pool {}, commit {})", o.summary(), step.pool(), shortCommit(commit));
                 notes.executed(step, pool, observed.nodesOf(step.pool()).stream().filter(n -> n.name().equals(step.target())).findFirst(),
                         Optional.ofNullable(acceptance.targets().get(step.pool())));
             });
@@ -328,6 +333,10 @@ final class ReconcilePass implements Reconciler.Pass {
         }
         logNew(refusals);
         return new Executed(outcomes, executed, statuses, refusals, waits);
+    }
+
+    private static String shortCommit(String commit) {
+        return commit.length() > 12 ? commit.substring(0, 12) : commit;
     }
 
     /** Each refusal once, with its numbers, while it repeats at every pass; a new one, or one that came back, again. */

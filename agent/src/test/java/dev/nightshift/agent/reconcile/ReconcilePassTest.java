@@ -53,6 +53,8 @@ class ReconcilePassTest {
     private final FakeAcceptance acceptance = new FakeAcceptance();
     private final FakeCluster cluster = new FakeCluster();
     private final List<Step> executed = new ArrayList<>();
+    /** Drain passes that finished off the pass's thread since the executor was last asked. */
+    private final List<StepExecutor.Outcome> finishedDrains = new ArrayList<>();
     private final List<Map<String, PoolStatus>> written = new ArrayList<>();
     private StepGuard guard = step -> {
         log.add("guard " + name(step));
@@ -73,12 +75,23 @@ class ReconcilePassTest {
     }
 
     private ReconcilePass pass(ReconcilePass.Settings settings) {
+        StepRunner runner = new StepRunner() {
+            @Override
+            public Optional<StepExecutor.Outcome> execute(Step step) {
+                log.add("execute " + name(step));
+                executed.add(step);
+                return Optional.of(new StepExecutor.Outcome(step, "did " + name(step)));
+            }
+
+            @Override
+            public List<StepExecutor.Outcome> finished() {
+                List<StepExecutor.Outcome> done = List.copyOf(finishedDrains);
+                finishedDrains.clear();
+                return done;
+            }
+        };
         return new ReconcilePass(settings, acceptance, cluster, new RolloutPlanner(),
-                (desired, observed, now) -> step -> guard.check(step), step -> {
-                    log.add("execute " + name(step));
-                    executed.add(step);
-                    return Optional.of(new StepExecutor.Outcome(step, "did " + name(step)));
-                }, StepNotes.NONE, (statuses, observed, durations) -> {
+                (desired, observed, now) -> step -> guard.check(step), runner, StepNotes.NONE, (statuses, observed, durations) -> {
                     log.add("record");
                     written.add(Map.copyOf(statuses));
                 }, () -> {
@@ -132,6 +145,25 @@ class ReconcilePassTest {
         assertThat(report.revision()).isEqualTo("abc123");
         assertThat(report.outcomes()).extracting(StepExecutor.Outcome::step).containsExactlyElementsOf(executed);
         assertThat(report.plan().steps()).containsAll(executed);
+    }
+
+    @Test
+    void whatTheDrainPassesThatFinishedSinceTheLastPassDidIsReportedOnceBesideThisPassesSteps() {
+        outdatedNodes(3, 1);
+        StepExecutor.Outcome drained = new StepExecutor.Outcome(new Step.Drain("web-9", "web"), "draining web-9: 18 pod(s) evicted",
+                new StepExecutor.Evictions(18, 0, 0));
+        finishedDrains.add(drained);
+        ReconcilePass pass = pass(false);
+
+        ReconcileReport first = pass.run(offered(), NOW).orElseThrow();
+        List<Step> stepsOfTheFirst = List.copyOf(executed);
+        ReconcileReport second = pass.run(offered(), NOW).orElseThrow();
+
+        assertThat(stepsOfTheFirst).isNotEmpty();
+        assertThat(first.outcomes()).first().isEqualTo(drained);
+        assertThat(first.outcomes()).extracting(StepExecutor.Outcome::step).containsExactlyElementsOf(
+                java.util.stream.Stream.concat(java.util.stream.Stream.of(drained.step()), stepsOfTheFirst.stream()).toList());
+        assertThat(second.outcomes()).doesNotContain(drained);
     }
 
     @Test

@@ -51,6 +51,14 @@ import dev.nightshift.strategies.plan.Step;
 final class ReconcilePass implements Reconciler.Pass {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReconcilePass.class);
+    /**
+     * How long a pass starts new steps for, from its start; it carries out at least one. Ten pools rolling at once made
+     * passes of hundreds of writes (every outdated node tainted, every stand-in's partner cordoned), each pass minutes long
+     * against a busy API server, and whatever happened meanwhile (a new commit, a pause, a halt, a node failing) waited
+     * for it. Steps left are planned again by the next pass, asked for at once: the rollout goes as fast as the API server
+     * answers, and the agent looks again every second or so.
+     */
+    static final Duration STEP_TIME = Duration.ofSeconds(1);
 
     /**
      * @param validationsRequired consecutive successful validations a pool needs before it starts and between batches
@@ -109,6 +117,8 @@ final class ReconcilePass implements Reconciler.Pass {
     private final Optional<IgnoredDrains> ignoredDrains;
     /** What was accepted must be read from the pool records before the next pass: at start and at every term as leader. */
     private boolean rebuild = true;
+    /** The last pass's steps it left for the next when its time for steps was up. */
+    private int stepsLeft;
 
     /**
      * @param guards    checked before each step, after the guard every pass has ({@link ActingGuard})
@@ -179,6 +189,7 @@ final class ReconcilePass implements Reconciler.Pass {
 
     private Optional<ReconcileReport> runOnce(SpecRevision offered, Instant now) {
         apiServer.reset();
+        stepsLeft = 0;
         Optional<AcceptedSpecs.Acting> acting = accept(offered);
         if (acting.isEmpty()) {
             return Optional.empty();
@@ -292,7 +303,18 @@ final class ReconcilePass implements Reconciler.Pass {
         Map<String, DesiredPool> byName = new HashMap<>();
         desired.pools().forEach(p -> byName.put(p.name(), p));
         StepGuard perPass = guards.forPass(desired, observed, now);
-        for (Step step : plan.steps()) {
+        Instant stopStarting = now.plus(STEP_TIME);
+        int carriedOut = 0;
+        List<Step> steps = plan.steps();
+        for (int i = 0; i < steps.size(); i++) {
+            Step step = steps.get(i);
+            // Past its time, the pass leaves the rest to the next one, asked for at once: it plans them again from what is
+            // observed then. Before the guard is asked, so that no step left here was counted as started.
+            if (carriedOut > 0 && !clock.instant().isBefore(stopStarting)) {
+                stepsLeft = steps.size() - i;
+                LOG.debug("{} step(s) left for the next pass after {} carried out", stepsLeft, carriedOut);
+                break;
+            }
             StepGuard.Verdict verdict = acting.check(step);
             if (verdict.kind() == StepGuard.Verdict.Kind.ADMIT) {
                 verdict = perPass.check(step);
@@ -322,6 +344,7 @@ final class ReconcilePass implements Reconciler.Pass {
                 // As the streak: the next batch is validated afresh (a waiver lasts one batch).
                 validations.batchStarted(step.pool());
             }
+            carriedOut++;
             runner.execute(step).ifPresent(o -> {
                 outcomes.add(o);
                 // The audit line: one per action, with its pool and the commit it carries out.
@@ -407,6 +430,11 @@ final class ReconcilePass implements Reconciler.Pass {
                 lastClose.isPresent() && outdatedSince.containsKey(pool) && outdatedSince.get(pool).isBefore(lastClose.get())
                         ? report.outdated() : 0));
         return overdue;
+    }
+
+    @Override
+    public int stepsLeft() {
+        return stepsLeft;
     }
 
     /** The commit acted on. */

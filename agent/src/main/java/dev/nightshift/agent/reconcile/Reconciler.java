@@ -82,6 +82,11 @@ public final class Reconciler implements AutoCloseable {
 
         /** Why the newest commit was not taken. */
         java.util.List<String> rejected();
+
+        /** Steps of its plan the last pass left for the next, its time for steps being up: the next pass runs at once. */
+        default int stepsLeft() {
+            return 0;
+        }
     }
 
     private final Pass pass;
@@ -231,7 +236,7 @@ public final class Reconciler implements AutoCloseable {
             Optional<ReconcileReport> report = pass.run(offered, now);
             if (report.isPresent()) {
                 reports.accept(report.get());
-                next = nextWake(report.get().plan(), now);
+                next = pass.stepsLeft() > 0 ? Duration.ZERO : nextWake(report.get().plan(), now);
             }
         } catch (RuntimeException e) {
             LOG.error("reconcile failed; trying again shortly", e);

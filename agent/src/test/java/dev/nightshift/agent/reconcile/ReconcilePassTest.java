@@ -64,6 +64,25 @@ class ReconcilePassTest {
     private boolean apiServerReady = true;
     private int apiServerAsked;
     private final EtaRefresh eta = new EtaRefresh(new RolloutEta());
+    /** The pass's clock; a step moves it on by {@link #stepTakes}. */
+    private Instant clockNow = NOW;
+    private Duration stepTakes = Duration.ZERO;
+    private final Clock clock = new Clock() {
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return clockNow;
+        }
+    };
 
     @AfterEach
     void closeEstimates() {
@@ -80,6 +99,7 @@ class ReconcilePassTest {
             public Optional<StepExecutor.Outcome> execute(Step step) {
                 log.add("execute " + name(step));
                 executed.add(step);
+                clockNow = clockNow.plus(stepTakes);
                 return Optional.of(new StepExecutor.Outcome(step, "did " + name(step)));
             }
 
@@ -97,7 +117,7 @@ class ReconcilePassTest {
                 }, () -> {
                     apiServerAsked++;
                     return apiServerReady;
-                }, Duration.ZERO, () -> leading, eta, Clock.fixed(NOW, ZoneOffset.UTC));
+                }, Duration.ZERO, () -> leading, eta, clock);
     }
 
     private static String name(Step step) {
@@ -164,6 +184,45 @@ class ReconcilePassTest {
         assertThat(first.outcomes()).extracting(StepExecutor.Outcome::step).containsExactlyElementsOf(
                 java.util.stream.Stream.concat(java.util.stream.Stream.of(drained.step()), stepsOfTheFirst.stream()).toList());
         assertThat(second.outcomes()).doesNotContain(drained);
+    }
+
+    @Test
+    void aPassStartsNoStepOnceItsTimeForStepsIsUpAndLeavesTheRestToTheNextPass() {
+        outdatedNodes(3, 1);
+        stepTakes = ReconcilePass.STEP_TIME.dividedBy(2);
+        ReconcilePass pass = pass(false);
+
+        ReconcileReport report = pass.run(offered(), NOW).orElseThrow();
+
+        // Two steps fill the second; the third is not started.
+        List<Step> steps = report.plan().steps();
+        assertThat(steps.stream().filter(st -> !(st instanceof Step.Validate)).count()).as("enough steps to be cut").isGreaterThan(2);
+        assertThat(executed).hasSize(2);
+        assertThat(report.outcomes()).hasSize(2);
+        assertThat(pass.stepsLeft()).isEqualTo(steps.size() - steps.indexOf(executed.get(1)) - 1);
+    }
+
+    @Test
+    void aPassWhoseFirstStepOutlastsItsTimeStillCarriesItOut() {
+        outdatedNodes(3, 1);
+        stepTakes = ReconcilePass.STEP_TIME.multipliedBy(5);
+        clockNow = NOW.plus(ReconcilePass.STEP_TIME);
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(executed).hasSize(1);
+        assertThat(report.plan().steps()).hasSizeGreaterThan(1);
+    }
+
+    @Test
+    void aPassWithinItsTimeLeavesNothing() {
+        outdatedNodes(3, 1);
+        ReconcilePass pass = pass(false);
+
+        ReconcileReport report = pass.run(offered(), NOW).orElseThrow();
+
+        assertThat(pass.stepsLeft()).isZero();
+        assertThat(executed).hasSize((int) report.plan().steps().stream().filter(st -> !(st instanceof Step.Validate)).count());
     }
 
     @Test

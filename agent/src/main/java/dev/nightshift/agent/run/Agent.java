@@ -202,7 +202,8 @@ public final class Agent implements AutoCloseable {
         // Evictions are writes: fenced like the agent's own client.
         evictor = new Evictor(client.getConfiguration(), List.of(apiErrors, new FenceInterceptor(fence)));
         apiServerProbe = new ApiServerProbe(client.getConfiguration(), List.of(apiErrors));
-        events = new EventRecorder(client, clock, config.leaderElection().identity());
+        // Written on a thread of their own: no reconcile waits on an Event.
+        events = EventRecorder.onItsOwnThread(client, clock, config.leaderElection().identity());
         if (jobs.isPresent()) {
             nodeUpdates = new JobNodeUpdater(client, jobs.get(), provider, events, clock);
         }
@@ -510,6 +511,10 @@ public final class Agent implements AutoCloseable {
         if (drains != null) {
             // And the drain passes it started, within their evictions' timeout, also while the lease is held.
             drains.close();
+        }
+        if (events != null) {
+            // The Events recorded are written while the lease is held (their writes are fenced too).
+            events.close();
         }
         // Deliveries under way finish and are written down while the lease is still held (the ledger's writes are fenced).
         notifier.ifPresent(Notifier::close);

@@ -165,9 +165,13 @@ public final class ScaleBenchmark {
         row("agent ready (from start)", seconds(Duration.between(starting, Instant.now())));
         await("every pool reconciled with its nodes", s.timeout(), () -> allReconciled(agentUrl, pools, null), agent);
         row("every pool reconciled, right node counts in /status (from start)", seconds(Duration.between(starting, Instant.now())));
+        // Reconciles cut short (a pass starts no step after 1 s) report every pool current while the adoption's label
+        // propagations still go on: steady state is once the agent has written nothing for a while.
+        ApiLog kube = new ApiLog(kubeRequests);
+        awaitQuiet(kube, agent);
+        row("agent quiet: no write for " + QUIET.toSeconds() + " s (from start)", seconds(Duration.between(starting, Instant.now())));
 
         // Steady state: the heap, and what it holds.
-        ApiLog kube = new ApiLog(kubeRequests);
         long steady = kube.mark();
         Metrics idleStart = scrape(agentUrl);
         row("heap after full GC, steady state", mib(Jvm.heapAfterFullGc(pid)));
@@ -275,6 +279,24 @@ public final class ScaleBenchmark {
         row("agent alive at the end; wall time of the benchmark", agent.isAlive() + "; " + seconds(Duration.between(begin, Instant.now())));
         row("load average at the end", loadAverage());
         printTable();
+    }
+
+    private static final Duration QUIET = Duration.ofSeconds(10);
+
+    /** Until the agent has sent no write (anything but GET and watches) for {@link #QUIET}. */
+    private void awaitQuiet(ApiLog kube, Process agent) throws Exception {
+        long[] from = {kube.mark()};
+        Instant[] since = {Instant.now()};
+        await("the agent writes nothing for " + QUIET.toSeconds() + " s", s.timeout(), () -> {
+            long to = kube.mark();
+            boolean wrote = !kube.between(from[0], to, n -> n.path("userAgent").asText().startsWith(AGENT_USER_AGENT)
+                    && !"GET".equals(n.path("method").asText())).isEmpty();
+            from[0] = to;
+            if (wrote) {
+                since[0] = Instant.now();
+            }
+            return Duration.between(since[0], Instant.now()).compareTo(QUIET) >= 0;
+        }, agent);
     }
 
     /**

@@ -58,6 +58,12 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
 
     private final KubernetesClient client;
     private final NodePatcher patcher;
+    /**
+     * For eviction counts and the drain's mark: read before each write, so that a pass never judges a pod's backoff from a
+     * cache that has not seen the last pass's refusals yet (drain passes are off the reconcile's thread: the read costs it
+     * nothing).
+     */
+    private final NodePatcher reading;
     /** A drain pass's evictions, sent at once up to a bound. */
     private final ConcurrentEvictions evictions;
     /** Where drain passes run: off the reconcile's thread in the agent. */
@@ -100,7 +106,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         this.evictedWorkloads = evictedWorkloads;
         this.events = events;
         this.client = client;
-        this.patcher = new NodePatcher(client);
+        // Steps are planned from the observer's nodes: a write is computed from the same node, read again only on a 409.
+        this.patcher = new NodePatcher(client, observer::node);
+        this.reading = new NodePatcher(client);
         this.evictions = new ConcurrentEvictions(evictor::evictAsync, ConcurrentEvictions.DEFAULT_BOUND);
         this.observer = observer;
         this.machines = machines;
@@ -258,7 +266,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         pod.ifPresent(p -> client.pods().inNamespace(p.getMetadata().getNamespace()).withName(f.pod()).delete());
         // The pod is gone: its refusals no longer block the drain (as the simulator has it), and a
         // repeat of this step from a stale view finds nothing to delete.
-        patcher.patch(node, n -> {
+        reading.patch(node, n -> {
             Map<String, EvictionAttempt> attempts = NodeMarks.evictionAttempts(annotation(n, NodeMarks.EVICTION_ATTEMPTS));
             return attempts.remove(f.pod()) == null ? Optional.empty() : Optional.of(Map.of("metadata",
                     Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, NodeMarks.evictionAttempts(attempts)))));
@@ -311,8 +319,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> updateInPlace(Step.UpdateInPlace u) {
         String node = u.target();
-        // Decided on the node as the API has it now, not as the cache had it: a repeated step
-        // must not restart the in-place clock.
+        // Decided on the node as the API has it when the patch lands (a base the cache had from
+        // before our last write answers 409 and is read again): a repeated step must not restart
+        // the in-place clock.
         String now = NodeMarks.instant(clock.instant());
         patcher.patch(node, n -> {
             Map<String, Object> a = new HashMap<>();
@@ -331,8 +340,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> restartKubelet(Step.RestartKubelet r) {
         String node = r.target();
-        // Only the step that sets the mark (on the node as the API has it now) restarts the
-        // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
+        // Only the step that sets the mark (on the node as the API has it when the patch lands: a
+        // stale base answers 409 and is read again) restarts the kubelet: a repeat from a stale
+        // cache must not restart it again or reset its clock.
         // A request made again replaces exactly the unanswered mark it was planned from.
         String now = NodeMarks.instant(clock.instant());
         AtomicBoolean started = new AtomicBoolean();
@@ -511,7 +521,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         Instant now = clock.instant();
         String started = NodeMarks.instant(now);
         AtomicReference<Node> current = new AtomicReference<>();
-        boolean exists = patcher.patch(node, n -> {
+        boolean exists = reading.patch(node, n -> {
             current.set(n);
             return annotation(n, NodeMarks.DRAIN_STARTED_AT) != null ? Optional.empty()
                     : Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.DRAIN_STARTED_AT, started))));
@@ -568,7 +578,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             return Optional.empty();
         }
         AtomicReference<Map<String, Integer>> counts = new AtomicReference<>(Map.of());
-        patcher.patch(node, n -> {
+        reading.patch(node, n -> {
             String before = annotation(n, NodeMarks.EVICTION_ATTEMPTS);
             Map<String, EvictionAttempt> attempts = NodeMarks.evictionAttempts(before);
             evictedPods.forEach(attempts::remove);

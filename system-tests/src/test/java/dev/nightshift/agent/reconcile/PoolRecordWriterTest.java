@@ -41,25 +41,29 @@ class PoolRecordWriterTest {
     private ScheduledExecutorService cloud;
     private ClusterObserver observer;
 
-    private static SpecSet spec(String imageVersion) {
-        String yaml = """
+    private static SpecSet spec(String imageVersion, String... pools) {
+        StringBuilder yaml = new StringBuilder("""
                 apiVersion: nightshift.dev/v1alpha1
                 kind: Cluster
                 metadata: {name: demo}
                 spec:
                   kubernetes: {version: "1.31.4"}
-                ---
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: demo}
-                spec:
-                  minimum: 1
-                  maximum: 3
-                  maxSurge: 1
-                  maxUnavailable: 0
-                  machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                """.formatted(imageVersion);
-        LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.getBytes(StandardCharsets.UTF_8)));
+                """);
+        for (String pool : pools.length == 0 ? new String[] {"web"} : pools) {
+            yaml.append("""
+                    ---
+                    apiVersion: nightshift.dev/v1alpha1
+                    kind: WorkerPool
+                    metadata: {name: %s, cluster: demo}
+                    spec:
+                      minimum: 1
+                      maximum: 3
+                      maxSurge: 1
+                      maxUnavailable: 0
+                      machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
+                    """.formatted(pool, imageVersion));
+        }
+        LoadResult loaded = new SpecLoader().load(Map.of("spec.yaml", yaml.toString().getBytes(StandardCharsets.UTF_8)));
         assertThat(loaded.errors()).isEmpty();
         return loaded.specs();
     }
@@ -82,16 +86,17 @@ class PoolRecordWriterTest {
         kube.close();
     }
 
-    /** Writes the record of pool web for {@code commit}, then waits until the observer has seen it. */
-    private AcceptedSpecs written(String commit, String imageVersion) {
+    /** Writes the records of {@code pools} (web without) for {@code commit}, then waits until the observer has seen them. */
+    private AcceptedSpecs written(String commit, String imageVersion, String... pools) {
         AcceptedSpecs accepted = new AcceptedSpecs(kube.client(), observer, "demo", NAMESPACE, RollbackNotes.NONE,
                 new dev.nightshift.agent.health.EvictedWorkloads());
         accepted.rebuildFromRecords();
-        accepted.takeOffered(new SpecRevision(commit, spec(imageVersion), Instant.now()));
+        accepted.takeOffered(new SpecRevision(commit, spec(imageVersion, pools), Instant.now()));
+        Set<String> names = pools.length == 0 ? Set.of("web") : Set.of(pools);
         new PoolRecordWriter(kube.client(), observer, NAMESPACE, accepted).write(Map.of(),
-                observer.observe(MaintenanceState.CLOSED, true, Set.of("web")));
-        await().atMost(Duration.ofSeconds(10)).until(() -> observer.statusRecord(NAMESPACE, "web").map(ConfigMap::getData)
-                .map(d -> commit.equals(d.get(PoolStatusRecords.ACCEPTED_COMMIT))).orElse(false));
+                observer.observe(MaintenanceState.CLOSED, true, names));
+        await().atMost(Duration.ofSeconds(10)).until(() -> names.stream().allMatch(pool -> observer.statusRecord(NAMESPACE, pool)
+                .map(ConfigMap::getData).map(d -> commit.equals(d.get(PoolStatusRecords.ACCEPTED_COMMIT))).orElse(false)));
         return accepted;
     }
 
@@ -130,6 +135,20 @@ class PoolRecordWriterTest {
         assertThat(stored(PoolStatusRecords.ACCEPTED_COMMIT)).isEqualTo("beef002");
         assertThat(kube.client().configMaps().inNamespace(NAMESPACE).withName(PoolStatusRecords.name("web")).get().getMetadata()
                 .getAnnotations()).containsEntry("example.com/touched", "yes");
+    }
+
+    @Test
+    void theChangedRecordsOfSeveralPoolsAreEachWrittenOnce() {
+        written("c0ffee1", "1631.0.0", "web", "api", "db");
+        kube.clearRequests();
+
+        written("beef002", "1632.0.0", "web", "api", "db");
+
+        assertThat(kube.requests()).filteredOn(r -> r.resourcePath().contains("/configmaps/")).extracting(RecordedRequest::resourcePath,
+                RecordedRequest::method).containsExactlyInAnyOrder(
+                org.assertj.core.groups.Tuple.tuple(RECORD, "PATCH"),
+                org.assertj.core.groups.Tuple.tuple(RECORD.replace("-web", "-api"), "PATCH"),
+                org.assertj.core.groups.Tuple.tuple(RECORD.replace("-web", "-db"), "PATCH"));
     }
 
     @Test

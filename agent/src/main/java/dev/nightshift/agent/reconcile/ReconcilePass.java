@@ -211,6 +211,7 @@ final class ReconcilePass implements Reconciler.Pass {
         });
         DesiredCluster desired = new DesiredCluster(spec, managed, settings.validationsRequired(), cluster.refillsPools(),
                 validations.waived(now));
+        Instant observing = clock.instant();
         ObservedCluster seen = observe(desired, window);
         ObservedCluster observed = seen.withHealth(health.verdicts(desired, seen, now));
         if (settings.force()) {
@@ -219,12 +220,31 @@ final class ReconcilePass implements Reconciler.Pass {
         if (ignoredDrains.isPresent()) {
             observed = ignoredDrains.get().apply(desired, observed, now);
         }
+        Instant planning = clock.instant();
         Planned planned = plan(desired, observed, now);
+        Instant executing = clock.instant();
         Executed executed = execute(planned.plan(), desired, observed, acting.get().commit(), now);
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed.steps(), now);
         durations.add(finished);
+        Instant recording = clock.instant();
         record(executed.statuses(), observed, unmanaged.keySet());
+        Instant done = clock.instant();
+        if (Duration.between(now, done).compareTo(SLOW) >= 0) {
+            // Where a long pass went: each stage's time, as the reconcile histogram cannot tell.
+            LOG.info("reconcile took {}: accept {}, observe {}, plan {}, execute {} ({} step(s), {} left for the next pass), record {}",
+                    seconds(Duration.between(now, done)), seconds(Duration.between(now, observing)),
+                    seconds(Duration.between(observing, planning)), seconds(Duration.between(planning, executing)),
+                    seconds(Duration.between(executing, recording)), executed.steps().size(), stepsLeft,
+                    seconds(Duration.between(recording, done)));
+        }
         return Optional.of(report(acting.get(), window, desired, observed, planned, executed, finished, now).withUnmanaged(unmanaged));
+    }
+
+    /** A pass this long says where its time went. */
+    static final Duration SLOW = Duration.ofSeconds(2);
+
+    private static String seconds(Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.2f s", d.toMillis() / 1000.0);
     }
 
     /** Accept: what the records say was accepted (at a new term), then the newest good spec if it may be taken. */

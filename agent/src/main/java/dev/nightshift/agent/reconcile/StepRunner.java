@@ -1,6 +1,5 @@
 package dev.nightshift.agent.reconcile;
 
-import java.util.List;
 import java.util.Optional;
 
 import dev.nightshift.agent.kube.StepExecutor;
@@ -10,11 +9,6 @@ import dev.nightshift.strategies.plan.Step;
 @FunctionalInterface
 interface StepRunner {
 
-    /** The outcome, or empty when the step turned out to have nothing to do (or started work that reports later). */
+    /** The outcome, or empty when the step turned out to have nothing to do. */
     Optional<StepExecutor.Outcome> execute(Step step);
-
-    /** What work started by earlier steps did, finished since the last call: drain passes run off the pass's thread. */
-    default List<StepExecutor.Outcome> finished() {
-        return List.of();
-    }
 }

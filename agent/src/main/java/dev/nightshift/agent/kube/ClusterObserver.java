@@ -312,8 +312,21 @@ public final class ClusterObserver implements AutoCloseable {
         return provider.machines(pool).stream().filter(m -> m.node().isPresent() && !m.deleting()).filter(m -> {
             Node node = nodes.getStore().getByKey(m.node().get());
             return node == null || (m.rollHash() != null && NodeMarks.rollHash(NodeMarks.annotations(node)).isEmpty())
-                    || NodeMarks.startupTainted(node);
+                    || NodeMarks.startupTainted(node) || newPartner(m, node);
         }).toList();
+    }
+
+    /**
+     * A stand-in the provider gave to another partner (Cluster API, when its partner's Machine went behind Nightshift's
+     * back): the node still names the old one. Only a surge partner the machine's records name is copied over a node's
+     * mark; every other mark of a registered node stays authoritative.
+     */
+    static boolean newPartner(Machine m, Node node) {
+        return m.surgeFor().isPresent() && !m.surgeFor().get().equals(NodeMarks.annotations(node).get(NodeMarks.SURGE_FOR));
+    }
+
+    private static boolean newPartner(Machine m, ObservedNode node) {
+        return m.surgeFor().isPresent() && !m.surgeFor().equals(node.surgeFor());
     }
 
     /**
@@ -471,7 +484,7 @@ public final class ClusterObserver implements AutoCloseable {
      * alone it would be unstamped, adopted (stamped from the spec, whatever spec its machine was
      * made from) and no longer a surge machine, so its partner would never be drained. A mark the node
      * carries (the settle write, a stamp, an update's outcome, all written by the agent) stays
-     * authoritative; a node whose machine carries no hashes, or that no machine names, is read from
+     * authoritative, but for a surge partner the provider gave the machine since; a node whose machine carries no hashes, or that no machine names, is read from
      * its own marks, and adopted when it has none.
      */
     private static ObservedNode withMachine(ObservedNode node, Optional<Machine> machine) {
@@ -486,7 +499,9 @@ public final class ClusterObserver implements AutoCloseable {
         if (node.kubeletHash().isEmpty() && m.kubeletHash() != null) {
             b.kubeletHash(m.kubeletHash());
         }
-        if (node.surgeFor().isEmpty()) {
+        // Including a partner the provider gave the machine since the node was marked (newPartner): the stand-in of a
+        // partner lost behind Nightshift's back is read as standing in for its new one at once, never as a member.
+        if (node.surgeFor().isEmpty() || newPartner(m, node)) {
             m.surgeFor().ifPresent(b::surgeFor);
         }
         if (m.deleting()) {

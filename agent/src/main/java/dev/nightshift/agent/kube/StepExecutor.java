@@ -97,8 +97,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
      * date, and every node that registered for one of its machines and does not carry the pool
      * label yet gets it, with the machine's hashes and surge partner (providers such as Cluster API
      * copy none of Nightshift's marks onto nodes). A mark the node already carries is kept: once
-     * registered, the node's marks are authoritative. Then the node updater records the updates it
-     * observed finished ({@link NodeUpdater#settle}).
+     * registered, the node's marks are authoritative, but for a surge partner the provider gave its
+     * machine since. Then the node updater records the updates it observed finished
+     * ({@link NodeUpdater#settle}).
      */
     public void settle(DesiredPool desiredPool, List<dev.nightshift.agent.provider.Machine> unmarked) {
         String pool = desiredPool.name();
@@ -119,12 +120,21 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             patcher.patch(node, n -> {
                 Map<String, String> annotations = new HashMap<>(wanted);
                 annotations.keySet().removeAll(NodeMarks.annotations(n).keySet());
+                // The one mark a registered node takes from its machine again: a surge partner the provider gave it since.
+                boolean newPartner = m.surgeFor().isPresent() && NodeMarks.annotations(n).containsKey(NodeMarks.SURGE_FOR)
+                        && ClusterObserver.newPartner(m, n);
+                if (newPartner) {
+                    annotations.put(NodeMarks.SURGE_FOR, m.surgeFor().get());
+                }
                 Map<String, Object> patch = new HashMap<>();
                 if (!m.pool().equals(NodeMarks.labels(n).get(NodeMarks.POOL))) {
                     did[0] = "registered: labelled " + NodeMarks.POOL + "=" + m.pool();
                     patch.put("metadata", Map.of("labels", Map.of(NodeMarks.POOL, m.pool()), "annotations", annotations));
                 } else if (NodeMarks.rollHash(NodeMarks.annotations(n)).isEmpty() && !annotations.isEmpty()) {
                     did[0] = "the machine's hashes copied onto it";
+                    patch.put("metadata", Map.of("annotations", annotations));
+                } else if (newPartner) {
+                    did[0] = "stands in for " + m.surgeFor().get() + " now (was " + NodeMarks.annotations(n).get(NodeMarks.SURGE_FOR) + ")";
                     patch.put("metadata", Map.of("annotations", annotations));
                 } else {
                     did[0] = "";

@@ -227,6 +227,45 @@ class ClusterObserverTest {
     }
 
     @Test
+    void aSurgePartnerTheProviderGaveTheMachineSinceTheNodeWasMarkedIsTheObservedOneAndTheOtherMarksStayTheNodes() throws Exception {
+        // Cluster API: the stand-in of a partner lost behind Nightshift's back stands in for web-7 now; its node still
+        // names web-0. Read from the node, it would be a member for a pass and make the pool look one larger.
+        seam.edit(n -> n.getMetadata().getAnnotations().put(NodeMarks.SURGE_FOR, "web-0"));
+        Machine standIn = new Machine(NODE, POOL, NOW, NEW, NEW, Optional.of("web-7"), true, Optional.of(NODE), false, false, 0);
+        class GivenAnotherPartner implements MachineProvider {
+            @Override
+            public List<Machine> machines(String pool) {
+                return pool.equals(POOL) ? List.of(standIn) : List.of();
+            }
+
+            @Override
+            public void create(DesiredPool pool, String surgeFor) {
+            }
+
+            @Override
+            public Deletion delete(DesiredPool pool, String machine, boolean replace) {
+                return Deletion.started("");
+            }
+
+            @Override
+            public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
+            }
+        }
+        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", new GivenAnotherPartner(), () -> { },
+                Clock.fixed(NOW, ZoneOffset.UTC))) {
+            observer.start();
+            await().until(() -> observer.node(NODE).map(n -> "web-0".equals(NodeMarks.annotations(n).get(NodeMarks.SURGE_FOR))).orElse(false));
+
+            ObservedNode observed = observer.observe(dev.nightshift.strategies.model.MaintenanceState.OPEN, true, java.util.Set.of(POOL))
+                    .nodes().stream().filter(n -> n.name().equals(NODE)).findFirst().orElseThrow();
+
+            assertThat(observed.surgeFor()).contains("web-7");
+            assertThat(observed.rollHash()).as("the node's own hash").contains(OLD);
+            assertThat(observer.unmarked(POOL)).as("its node is written again").containsExactly(standIn);
+        }
+    }
+
+    @Test
     void aNodeChangeThatMattersTellsTheProviderItsPoolAndAHeartbeatDoesNot() throws Exception {
         seam.edit(n -> n.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
                 .withType("Ready").withStatus("True").withLastHeartbeatTime("2026-03-01T09:00:00Z").build())));

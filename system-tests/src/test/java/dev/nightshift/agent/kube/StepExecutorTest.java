@@ -271,6 +271,26 @@ class StepExecutorTest {
         assertThat(seam.writes()).hasSize(1);
     }
 
+    @Test
+    void settleGivesANodeTheSurgePartnerItsMachineWasGivenSinceAndKeepsItsOtherMarks() throws Exception {
+        // A Cluster API stand-in whose partner's Machine went behind Nightshift's back stands in for web-7 now.
+        seam.edit(n -> n.getMetadata().getAnnotations().put(NodeMarks.SURGE_FOR, "web-0"));
+        observing();
+        dev.nightshift.agent.provider.Machine machine = new dev.nightshift.agent.provider.Machine(NODE, POOL, NOW, NEW, NEW,
+                Optional.of("web-7"), true, Optional.of(NODE), false, false, 0);
+        assertThat(ClusterObserver.newPartner(machine, seam.node())).isTrue();
+
+        seam.executor.settle(new DesiredPool(WEB_SPEC, NEW, NEW), java.util.List.of(machine));
+
+        assertThat(annotations()).containsEntry(NodeMarks.SURGE_FOR, "web-7");
+        assertThat(NodeMarks.rollHash(annotations())).as("a registered node's hashes stay its own").contains(OLD);
+        assertThat(seam.writes()).hasSize(1);
+        seam.kube.clearRequests();
+        await().until(() -> !ClusterObserver.newPartner(machine, seam.observer.node(NODE).orElseThrow()));
+        seam.executor.settle(new DesiredPool(WEB_SPEC, NEW, NEW), java.util.List.of(machine));
+        assertThat(seam.writes()).as("given already").isEmpty();
+    }
+
     private static Taint startupTaint() {
         return new TaintBuilder().withKey(NodeMarks.STARTUP_TAINT).withValue(NodeMarks.STARTUP_TAINT_VALUE)
                 .withEffect(NodeMarks.STARTUP_TAINT_EFFECT).build();

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import dev.nightshift.agent.kube.NodeMarks;
 import dev.nightshift.agent.run.RolloutInvariants.Limits;
 import dev.nightshift.agent.run.RolloutInvariants.Start;
@@ -320,6 +322,50 @@ class ProviderRolloutIT {
         budget(1);
 
         rolledOutWithin(limits, start);
+    }
+
+    /**
+     * Cluster API: a partner's Machine deleted behind the agent's back (a MachineHealthCheck) while its stand-in runs
+     * and its drain waits on a budget. Cluster API replaces the Machine, so the stand-in is one too many; it stands in
+     * for the next outdated Machine instead, which leaves in its place, and the pool ends at its size (seeds 12 and 38
+     * of the long profile ended one Machine larger).
+     */
+    @org.junit.jupiter.api.Test
+    void aStandInWhosePartnerIsLostBehindTheAgentsBackTakesTheNextOldMachinesPlaceAndThePoolKeepsItsSize() throws Exception {
+        Limits limits = new Limits(NODES, 1, 0);
+        Start start = adopted(RolloutBackend.CLUSTER_API, pool("1631.0.0", 1, 0));
+        budget(0);
+
+        push(pool("1632.0.0", 1, 0), "image bump");
+        Node partner = await("a partner draining, its stand-in Ready").atMost(ROLLOUT).pollInterval(Duration.ofMillis(50)).until(() -> {
+            Set<String> standingIn = h.nodes(POOL).stream().filter(n -> !annotation(n, NodeMarks.SURGE_FOR).isEmpty())
+                    .filter(n -> n.getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Ready")
+                            && c.getStatus().equals("True"))).map(n -> annotation(n, NodeMarks.SURGE_FOR)).collect(Collectors.toSet());
+            return h.nodes(POOL).stream().filter(n -> standingIn.contains(n.getMetadata().getName())
+                    && !annotation(n, NodeMarks.DRAIN_STARTED_AT).isEmpty()).findFirst().orElse(null);
+        }, n -> n != null);
+        String lost = partner.getMetadata().getName();
+        // Deleted without Cluster API's own drain, which the budget would block as it blocks the agent's.
+        var machine = h.kube.client().genericKubernetesResources(dev.nightshift.sandbox.capi.ClusterApiResources.MACHINES)
+                .inNamespace(dev.nightshift.sandbox.embedded.EmbeddedKubernetes.NAMESPACE).withName(annotation(partner, "cluster.x-k8s.io/machine"));
+        machine.edit(m -> {
+            m.getMetadata().getAnnotations().put("machine.cluster.x-k8s.io/exclude-node-draining", "true");
+            return m;
+        });
+        machine.delete();
+        await("the lost partner's node gone").atMost(ROLLOUT).until(() -> h.kube.client().nodes().withName(lost).get() == null);
+        budget(1);
+
+        try {
+            await("the rollout's end").atMost(ROLLOUT).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> RolloutInvariants.assertRolledOut(h, POOL, limits, start));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(e.getMessage() + "\nthe agent's /status: " + h.agent.status(), e);
+        }
+        RolloutInvariants.assertHeld(h, POOL, limits, start, Set.of(lost));
+        JsonNode md = JSON.valueToTree(h.kube.client().genericKubernetesResources(dev.nightshift.sandbox.capi.ClusterApiResources.MACHINE_DEPLOYMENTS)
+                .inNamespace(dev.nightshift.sandbox.embedded.EmbeddedKubernetes.NAMESPACE).list().getItems().get(0));
+        assertThat(md.at("/spec/replicas").asInt()).as("the MachineDeployment at the pool's size").isEqualTo(NODES);
     }
 
     private void budget(int maxUnavailable) {

@@ -365,13 +365,15 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         Pool p = pool(f.md());
         TemplateHashes believed = templateHashes(p);
         Map<String, Map<String, String>> inferred = siblingHashes(p);
+        Map<String, String> given = givenPartners(p);
         List<Machine> result = new ArrayList<>();
         for (GenericKubernetesResource m : p.machines()) {
             Map<String, String> a = inferred.getOrDefault(m.getMetadata().getName(), annotations(m));
             Optional<String> node = nodeName(m);
             result.add(new Machine(m.getMetadata().getName(), pool, created(m),
                     NodeMarks.rollHash(a).map(h -> believed.rollHashOf(h, label(m, ClusterApi.SET_NAME_LABEL))).orElse(null),
-                    NodeMarks.kubeletHash(a).orElse(null), Optional.ofNullable(p.pairing().get(m.getMetadata().getName())),
+                    NodeMarks.kubeletHash(a).orElse(null),
+                    Optional.ofNullable(p.pairing().get(m.getMetadata().getName())).map(partner -> given.getOrDefault(partner, partner)),
                     node.isPresent(), node, m.getMetadata().getDeletionTimestamp() != null, healthCheckFailed(m),
                     p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL))));
         }
@@ -379,8 +381,9 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         Set<String> answered = new HashSet<>(p.pairing().values());
         p.requests().partners().forEach((partner, at) -> {
             if (!answered.contains(partner)) {
-                result.add(new Machine(f.md().getMetadata().getName() + REQUESTED + partner, pool, at, null, null,
-                        Optional.of(partner), false, Optional.empty(), false, false, p.sets().inRemovalOrder().size()));
+                String standsInFor = given.getOrDefault(partner, partner);
+                result.add(new Machine(f.md().getMetadata().getName() + REQUESTED + standsInFor, pool, at, null, null,
+                        Optional.of(standsInFor), false, Optional.empty(), false, false, p.sets().inRemovalOrder().size()));
             }
         });
         // An OnDelete MachineDeployment replaces a deleted Machine only once it is gone (its MachineSet
@@ -728,27 +731,110 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
 
     /**
      * A partner whose Machine went without Nightshift lowering replicas (a MachineHealthCheck or a
-     * person deleted it; Cluster API replaced it) leaves its request behind. Its surge machine is a
-     * member of the pool now, so the request becomes part of the pool's size: the annotations
-     * change, {@code spec.replicas} does not (lowering it would let Cluster API remove an undrained
-     * machine of the oldest MachineSet).
+     * person deleted it) leaves its request behind, and Cluster API replaces the Machine at the
+     * current template: with the stand-in, the pool has one Machine more than its size. So the
+     * stand-in is given to another partner — an outdated Machine of the MachineSet that shrinks
+     * first, not a partner or a stand-in already — with its request's time, and that one is drained
+     * and leaves by a lowering as any partner does: the pool keeps its size (seeds 12 and 38 of the
+     * long profile ended one Machine larger when the stand-in became a member). {@code spec.replicas}
+     * never changes here: lowering it would let Cluster API remove an undrained Machine of the oldest
+     * MachineSet.
+     *
+     * <p>Where no such Machine is left (the lost partner was the last outdated one), or the stand-in is
+     * outdated itself (a second change), the stand-in stays as a member and the pool's recorded size
+     * grows by one, said in a warning: a larger pool, never an undrained removal.
      */
     private void forgetVanishedPartners(Pool p) {
-        List<String> vanished = p.requests().partners().keySet().stream().filter(partner -> p.machineOf(partner).isEmpty()).toList();
+        List<String> vanished = vanishedPartners(p);
         if (vanished.isEmpty()) {
             return;
         }
+        Map<String, String> given = givenPartners(p);
+        Map<String, String> standInOf = new HashMap<>();
+        p.pairing().forEach((machine, partner) -> standInOf.put(partner, machine));
         SurgeRequests requests = p.requests();
+        List<String> kept = new ArrayList<>();
         for (String partner : vanished) {
+            Instant asked = requests.partners().get(partner);
             requests = requests.without(partner);
+            if (given.containsKey(partner)) {
+                requests = requests.with(given.get(partner), asked);
+            } else {
+                kept.add(partner);
+            }
         }
         ObjectNode patch = JSON.createObjectNode();
         ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
-        annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas() + vanished.size()));
+        annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas() + kept.size()));
         annotations.put(SurgeRequests.ANNOTATION, requests.write());
         patchDeployment(p.md(), patch);
-        LOG.warn("MachineDeployment {}: the Machines of {} went without Nightshift; their stand-ins stay as members, the pool is now {}",
-                p.md().getMetadata().getName(), vanished, p.desiredReplicas() + vanished.size());
+        // After the request: a crash between the two writes leaves the stand-in paired with nothing (its surge-for names
+        // no request), and the pairing gives the request to an unannotated Machine of the current MachineSet made after
+        // it, such as Cluster API's replacement of the lost one: the pool's size holds either way.
+        given.forEach((partner, next) -> {
+            String standIn = standInOf.get(partner);
+            if (standIn != null) {
+                annotateMachine(standIn, Map.of(NodeMarks.SURGE_FOR, next));
+            }
+            LOG.warn("MachineDeployment {}: the Machine of {} went without Nightshift; {} stands in for {} now, which leaves in its place",
+                    p.md().getMetadata().getName(), partner, standIn == null ? "the surge machine asked for it" : "machine " + standIn, next);
+        });
+        if (!kept.isEmpty()) {
+            LOG.warn("MachineDeployment {}: the Machines of {} went without Nightshift and no outdated Machine is left to stand in for;"
+                    + " their stand-ins stay as members, the pool is now {}", p.md().getMetadata().getName(), kept,
+                    p.desiredReplicas() + kept.size());
+        }
+    }
+
+    private static List<String> vanishedPartners(Pool p) {
+        return p.requests().partners().keySet().stream().filter(partner -> p.machineOf(partner).isEmpty()).toList();
+    }
+
+    /**
+     * Each vanished partner's new one, by the same rule for every reader (so that {@link #machines} reports a stand-in
+     * with the partner {@link #settle} gives it, before and after the write): the vanished partners in name order get
+     * the {@linkplain #newPartnerCandidates candidates} in order, while there are any, unless their stand-in is
+     * outdated itself. Reported at once, the stand-in never counts as a member for a moment, which would make the pool
+     * look one larger and let the planner surge beyond {@code count + maxSurge} next to Cluster API's replacement.
+     */
+    private static Map<String, String> givenPartners(Pool p) {
+        List<String> vanished = vanishedPartners(p);
+        if (vanished.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> standInOf = new HashMap<>();
+        p.pairing().forEach((machine, partner) -> standInOf.put(partner, machine));
+        String current = p.sets().current().orElse(null);
+        java.util.Iterator<String> candidates = newPartnerCandidates(p).iterator();
+        Map<String, String> given = new LinkedHashMap<>();
+        for (String partner : vanished) {
+            String standIn = standInOf.get(partner);
+            boolean standInCurrent = standIn == null || p.machines().stream().filter(m -> m.getMetadata().getName().equals(standIn))
+                    .anyMatch(m -> Objects.equals(current, label(m, ClusterApi.SET_NAME_LABEL)));
+            if (standInCurrent && candidates.hasNext()) {
+                given.put(partner, candidates.next());
+            }
+        }
+        return given;
+    }
+
+    /**
+     * The Machines a stand-in whose partner vanished can be given to, by node (or Machine, before it joined) name: live
+     * Machines of an old MachineSet, not marked to leave, not a partner or a stand-in already, in removal order (only a
+     * Machine of the MachineSet that shrinks first can leave by a lowering), the registered ones first, then by name.
+     */
+    private static List<String> newPartnerCandidates(Pool p) {
+        String current = p.sets().current().orElse(null);
+        Set<String> standIns = p.pairing().keySet();
+        return p.machines().stream()
+                .filter(m -> m.getMetadata().getDeletionTimestamp() == null && annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) == null)
+                .filter(m -> current != null && !current.equals(label(m, ClusterApi.SET_NAME_LABEL)))
+                .filter(m -> !standIns.contains(m.getMetadata().getName()))
+                .filter(m -> !p.requests().partners().containsKey(nodeName(m).orElse(m.getMetadata().getName()))
+                        && !p.requests().partners().containsKey(m.getMetadata().getName()))
+                .sorted(Comparator.comparingInt((GenericKubernetesResource m) -> p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL)))
+                        .thenComparing(m -> nodeName(m).isEmpty()).thenComparing(m -> m.getMetadata().getName()))
+                .map(m -> nodeName(m).orElse(m.getMetadata().getName())).toList();
     }
 
     /** Deletes Nightshift's templates that neither the MachineDeployment nor a MachineSet with machines names. */

@@ -845,15 +845,50 @@ class ClusterApiMachineProviderIT {
     }
 
     @Test
-    void aPartnerWhoseMachineWentWithoutNightshiftBecomesPartOfThePoolsSizeAndReplicasStay() throws Exception {
+    void aStandInWhosePartnerWentWithoutNightshiftStandsInForTheFirstOutdatedMachineAndReplicasStay() throws Exception {
         capi.cluster("");
         capi.userTemplates();
-        // node-a's stand-in runs; then a MachineHealthCheck deleted node-a's Machine and Cluster API replaced it.
-        capi.machineDeployment(surge(3, Map.of("node-a", now.minus(Duration.ofMinutes(5)))), capi.pointedAtCurrent());
+        // node-a's stand-in runs; then a MachineHealthCheck deleted node-a's Machine and Cluster API replaced it (fffff):
+        // four Machines for a pool of 3 with no partner left to remove.
+        Instant asked = now.minus(Duration.ofMinutes(5));
+        capi.machineDeployment(surge(3, Map.of("node-a", asked)), capi.pointedAtCurrent());
         capi.machineSet(OLD_SET, 2, MD);
-        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
         capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
         capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e", Map.of(NodeMarks.SURGE_FOR, "node-a"));
+        capi.machine(NEW_SET + "-fffff", NEW_SET, "node-f");
+        ClusterApiMachineProvider provider = provider();
+        assertThat(surgeFor(provider, NEW_SET + "-eeeee")).as("reported with its new partner before it is written: never a member")
+                .isEqualTo("node-b");
+
+        provider.settle(POOL);
+
+        JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(stored.at("/spec/replicas").asInt()).as("never lowered: that would remove an undrained machine").isEqualTo(4);
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1desired-replicas").asText()).as("the pool's size").isEqualTo("3");
+        assertThat(SurgeRequests.read(stored.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).partners())
+                .as("the request moved with its time, to the oldest MachineSet's first node").containsExactly(Map.entry("node-b", asked));
+        assertThat(capi.get(ClusterApiResources.MACHINES, NEW_SET + "-eeeee").getMetadata().getAnnotations())
+                .containsEntry(NodeMarks.SURGE_FOR, "node-b");
+        await().untilAsserted(() -> assertThat(surgeFor(provider, NEW_SET + "-eeeee")).isEqualTo("node-b"));
+        assertThat(provider.machines(POOL)).as("no surge owed").noneMatch(m -> m.name().contains("-requested-for-"))
+                .filteredOn(m -> m.surgeFor().isPresent()).extracting(Machine::name).containsExactly(NEW_SET + "-eeeee");
+        kube.clearRequests();
+        provider.settle(POOL);
+        assertThat(capi.capiWrites()).as("settled already").isEmpty();
+    }
+
+    @Test
+    void aStandInWhosePartnerWentWithNoOutdatedMachineLeftBecomesPartOfThePoolsSizeAndReplicasStay() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        // node-a was the last old Machine: its stand-in has no one else to stand in for.
+        capi.machineDeployment(surge(3, Map.of("node-a", now.minus(Duration.ofMinutes(5)))), capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 0, MD);
+        capi.machineSet(NEW_SET, 4, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-ccccc", NEW_SET, "node-c");
+        capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d");
         capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e", Map.of(NodeMarks.SURGE_FOR, "node-a"));
         capi.machine(NEW_SET + "-fffff", NEW_SET, "node-f");
         ClusterApiMachineProvider provider = provider();

@@ -177,6 +177,20 @@ class WebViewIT {
         assertThat(row).isEqualTo("Waits for its turn: as many pools of its role as allowed are rolling (" + detail + ")");
         assertThat(text("#pool-gpu-worker .waiting")).isEqualTo(row);
         assertThat(text("tr[data-pool='batch'] .waiting")).as("batch holds the turn: it waits for nothing").isEmpty();
+
+        // When its turn comes in the fleet's ETA (/status etaStart), as plan's starts: line says it.
+        JsonNode start = await("gpu-worker's etaStart in /status").atMost(Duration.ofSeconds(30))
+                .until(() -> pool("gpu-worker"), p -> p.path("etaStart").path("reason").isTextual()).path("etaStart");
+        int done = start.path("poolsDone").asInt();
+        String starts = await("the fleet table says when it starts").atMost(Duration.ofSeconds(10))
+                .until(() -> text("tr[data-pool='gpu-worker'] .starts"), t -> !t.isEmpty());
+        assertThat(start.path("reason").asText()).isEqualTo("concurrency");
+        assertThat(start.path("after").asText()).isEqualTo("batch");
+        assertThat(starts).startsWith("starts ").endsWith(" when " + done + (done == 1 ? " pool is" : " pools are")
+                + " done (batch frees a turn)");
+        assertThat(browser.script("return document.querySelector(\"tr[data-pool='gpu-worker'] .starts time\").getAttribute('datetime');"))
+                .isEqualTo(start.path("at").asText());
+        assertThat(text("tr[data-pool='batch'] .starts")).as("batch starts at once").isEmpty();
         assertThat(browser.consoleErrors()).isEmpty();
         browser.screenshot(SCREENSHOTS.resolve("web-view-waiting.png"));
     }

@@ -91,9 +91,27 @@
     return `<span class="waiting">${esc(lead)}${w.detail ? ` <span class="detail">(${esc(w.detail)})</span>` : ''}</span>`;
   }
 
+  /**
+   * When a pool that waits for others starts in the fleet's schedule, from /status etaStart ({at, reason, after,
+   * poolsDone}), as the CLI's starts: line says it; nothing for a pool that starts at once (reason null).
+   */
+  const STARTS = {
+    concurrency: (s) => `${s.after} frees a turn`,
+    'role-order': (s) => `${s.after}: pools of an earlier role go first`,
+    after: (s) => `${s.after}: named in rollout.after`,
+  };
+
+  function starts(p) {
+    const s = p.etaStart;
+    if (!s || !s.reason) return '';
+    const why = STARTS[s.reason] ? STARTS[s.reason](s) : s.after;
+    return `<span class="starts">starts ${when(s.at)} when ${esc(s.poolsDone)} ${s.poolsDone === 1 ? 'pool is' : 'pools are'} done`
+      + `${why ? ` (${esc(why)})` : ''}</span>`;
+  }
+
   function eta(p) {
-    if (p.eta && p.eta.completesAt) return `done by ${when(p.eta.completesAt)}`;
-    if (p.eta) return 'not within the calendar\'s horizon';
+    if (p.eta && p.eta.completesAt) return `done by ${when(p.eta.completesAt)}${starts(p)}`;
+    if (p.eta) return `not within the calendar's horizon${starts(p)}`;
     if (p.etaLeftOut) return esc(p.etaLeftOut);
     return p.outdated > 0 ? 'not estimated yet' : '—';
   }

@@ -191,30 +191,14 @@ class ClusterObserverTest {
     @Test
     void aPoolWhoseMachinesCannotBeListedIsToldAndTheOtherPoolsAreObservedWithTheirMachines() throws Exception {
         Machine unregistered = new Machine("db-new", "db", NOW, OLD, OLD, Optional.empty(), false, Optional.empty(), false, false, 0);
-        class FailingForWeb implements MachineProvider {
-            @Override
-            public List<Machine> machines(String pool) {
-                if (pool.equals(POOL)) {
-                    throw new IllegalStateException("the machine API answered 503 for " + pool);
-                }
-                return List.of(unregistered);
+        MachineProvider failingForWeb = listing(pool -> {
+            if (pool.equals(POOL)) {
+                throw new IllegalStateException("the machine API answered 503 for " + pool);
             }
-
-            @Override
-            public void create(DesiredPool pool, String surgeFor) {
-            }
-
-            @Override
-            public Deletion delete(DesiredPool pool, String machine, boolean replace) {
-                return Deletion.started("");
-            }
-
-            @Override
-            public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
-            }
-        }
+            return List.of(unregistered);
+        });
         Map<String, String> failed = new java.util.TreeMap<>();
-        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", new FailingForWeb(), () -> { },
+        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", failingForWeb, () -> { },
                 Clock.fixed(NOW, ZoneOffset.UTC))) {
             observer.start();
 
@@ -232,26 +216,8 @@ class ClusterObserverTest {
         // names web-0. Read from the node, it would be a member for a pass and make the pool look one larger.
         seam.edit(n -> n.getMetadata().getAnnotations().put(NodeMarks.SURGE_FOR, "web-0"));
         Machine standIn = new Machine(NODE, POOL, NOW, NEW, NEW, Optional.of("web-7"), true, Optional.of(NODE), false, false, 0);
-        class GivenAnotherPartner implements MachineProvider {
-            @Override
-            public List<Machine> machines(String pool) {
-                return pool.equals(POOL) ? List.of(standIn) : List.of();
-            }
-
-            @Override
-            public void create(DesiredPool pool, String surgeFor) {
-            }
-
-            @Override
-            public Deletion delete(DesiredPool pool, String machine, boolean replace) {
-                return Deletion.started("");
-            }
-
-            @Override
-            public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
-            }
-        }
-        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", new GivenAnotherPartner(), () -> { },
+        MachineProvider givenAnotherPartner = listing(pool -> pool.equals(POOL) ? List.of(standIn) : List.of());
+        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system", givenAnotherPartner, () -> { },
                 Clock.fixed(NOW, ZoneOffset.UTC))) {
             observer.start();
             await().until(() -> observer.node(NODE).map(n -> "web-0".equals(NodeMarks.annotations(n).get(NodeMarks.SURGE_FOR))).orElse(false));
@@ -317,5 +283,28 @@ class ClusterObserverTest {
             seam.kube.client().nodes().resource(new NodeBuilder().withNewMetadata().withName("unlabelled-1").endMetadata().build()).create();
             await().until(() -> told.contains("registered unlabelled-1"));
         }
+    }
+
+    /** A provider that only lists machines, as {@code machines} answers; it changes nothing. */
+    private static MachineProvider listing(java.util.function.Function<String, List<Machine>> machines) {
+        return new MachineProvider() {
+            @Override
+            public List<Machine> machines(String pool) {
+                return machines.apply(pool);
+            }
+
+            @Override
+            public void create(DesiredPool pool, String surgeFor) {
+            }
+
+            @Override
+            public Deletion delete(DesiredPool pool, String machine, boolean replace) {
+                return Deletion.started("");
+            }
+
+            @Override
+            public void stamp(String pool, String machine, StampedHash rollHash, StampedHash kubeletHash) {
+            }
+        };
     }
 }

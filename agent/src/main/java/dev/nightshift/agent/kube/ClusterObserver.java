@@ -301,6 +301,11 @@ public final class ClusterObserver implements AutoCloseable {
         capabilities.refresh();
     }
 
+    /** See {@link ProviderCapabilities#listAhead}: the pools this pass reads, listed at once where the provider lists. */
+    public void listAhead(Set<String> pools) {
+        capabilities.listAhead(pools);
+    }
+
     /**
      * Machines of these pools whose node registered but does not carry the pool label yet (the
      * provider knows the node; the node does not know its pool), or carries it without the hashes

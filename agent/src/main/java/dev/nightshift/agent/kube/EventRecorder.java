@@ -6,6 +6,11 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,8 +32,14 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
  * note) is counted on one Event object ({@code count}, {@code lastTimestamp}) instead of flooding the
  * namespace: its name is derived from what it says, so a restarted agent counts on the same object.
  * Recording never fails the caller: an Event that cannot be written is logged.
+ *
+ * <p>In the agent ({@link #onItsOwnThread}) recording never makes the caller wait either: an Event is written (one to
+ * three requests: create, or read and count again) on a thread of its own, in the order recorded, as client-go's
+ * recorder does. A reconcile recorded an Event per cordon and per deletion and waited for each; ten pools rolling at
+ * once spent a quarter of their reconciles' requests on Events. At most {@value #PENDING} wait to be written; more are
+ * dropped and logged (an API server that cannot take Events must not fill the agent's memory).
  */
-public final class EventRecorder {
+public final class EventRecorder implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -86,15 +97,44 @@ public final class EventRecorder {
         }
     }
 
+    /** Events recorded and not yet written, at most, on a recorder of its own thread. */
+    static final int PENDING = 1000;
+
     private final KubernetesClient client;
     private final Clock clock;
     private final String instance;
+    /** Where the writes run: in the caller, or on the recorder's thread. */
+    private final Executor writes;
 
-    /** @param instance this replica's name, the Events' {@code reportingInstance} */
+    /**
+     * Writes each Event in the caller, before {@link #record} returns.
+     *
+     * @param instance this replica's name, the Events' {@code reportingInstance}
+     */
     public EventRecorder(KubernetesClient client, Clock clock, String instance) {
+        this(client, clock, instance, Runnable::run);
+    }
+
+    /** @param writes runs each Event's write, in the order recorded; closed with the recorder when an {@link ExecutorService} */
+    public EventRecorder(KubernetesClient client, Clock clock, String instance, Executor writes) {
         this.client = client;
         this.clock = clock;
         this.instance = instance;
+        this.writes = writes;
+    }
+
+    /** The agent's: each Event written on a thread of its own ({@code nightshift-events}), the caller never waiting. */
+    public static EventRecorder onItsOwnThread(KubernetesClient client, Clock clock, String instance) {
+        ThreadPoolExecutor thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(PENDING), r -> {
+            Thread t = new Thread(r, "nightshift-events");
+            t.setDaemon(true);
+            return t;
+        }, (dropped, executor) -> {
+            if (!executor.isShutdown()) {
+                LOG.warn("an Event was dropped: {} Events wait to be written already", PENDING);
+            }
+        });
+        return new EventRecorder(client, clock, instance, thread);
     }
 
     /**
@@ -104,7 +144,12 @@ public final class EventRecorder {
     public void record(String namespace, Regarding regarding, Reason reason, String note) {
         String message = cut(note);
         String name = name(regarding, reason, message);
+        // When it happened, not when it is written.
         String now = clock.instant().toString();
+        writes.execute(() -> write(namespace, regarding, reason, message, name, now));
+    }
+
+    private void write(String namespace, Regarding regarding, Reason reason, String message, String name, String now) {
         try {
             try {
                 client.v1().events().inNamespace(namespace).resource(new EventBuilder()
@@ -130,6 +175,22 @@ public final class EventRecorder {
             client.v1().events().inNamespace(namespace).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
         } catch (RuntimeException e) {
             LOG.warn("cannot record the {} Event on {} {}: {}", reason, regarding.kind(), regarding.name(), e.getMessage());
+        }
+    }
+
+    /** Events recorded are written (within 10 s) before it returns; none is taken after. */
+    @Override
+    public void close() {
+        if (writes instanceof ExecutorService thread) {
+            thread.shutdown();
+            try {
+                if (!thread.awaitTermination(10, TimeUnit.SECONDS)) {
+                    LOG.warn("{} Event(s) not written at close", thread.shutdownNow().size());
+                }
+            } catch (InterruptedException e) {
+                thread.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -58,8 +58,16 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
 
     private final KubernetesClient client;
     private final NodePatcher patcher;
+    /**
+     * For eviction counts and the drain's mark: read before each write, so that a pass never judges a pod's backoff from a
+     * cache that has not seen the last pass's refusals yet (drain passes are off the reconcile's thread: the read costs it
+     * nothing).
+     */
+    private final NodePatcher reading;
     /** A drain pass's evictions, sent at once up to a bound. */
     private final ConcurrentEvictions evictions;
+    /** Where drain passes run: off the reconcile's thread in the agent. */
+    private final DrainPasses drains;
     private final ClusterObserver observer;
     private final MachineProvider machines;
     private final ProviderCapabilities capabilities;
@@ -77,13 +85,30 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         this(client, evictor, observer, machines, nodeUpdates, clock, events, new EvictedWorkloads());
     }
 
-    /** @param evictedWorkloads told of every pod a drain evicted: the {@code workloadsAvailable} check follows their workloads */
+    /**
+     * Drain passes in the caller: {@link #execute} returns when a drain pass is done, with what it did.
+     *
+     * @param evictedWorkloads told of every pod a drain evicted: the {@code workloadsAvailable} check follows their workloads
+     */
     public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
                         NodeUpdater nodeUpdates, Clock clock, EventRecorder events, EvictedWorkloads evictedWorkloads) {
+        this(client, evictor, observer, machines, nodeUpdates, clock, events, evictedWorkloads, DrainPasses.inCaller());
+    }
+
+    /**
+     * @param drains where drain passes run; on threads of their own ({@link DrainPasses#onThreads}), a drain step only
+     *               starts its pass and what the pass did comes from {@link #finishedDrains()}
+     */
+    public StepExecutor(KubernetesClient client, Evictor evictor, ClusterObserver observer, MachineProvider machines,
+                        NodeUpdater nodeUpdates, Clock clock, EventRecorder events, EvictedWorkloads evictedWorkloads,
+                        DrainPasses drains) {
+        this.drains = drains;
         this.evictedWorkloads = evictedWorkloads;
         this.events = events;
         this.client = client;
-        this.patcher = new NodePatcher(client);
+        // Steps are planned from the observer's nodes: a write is computed from the same node, read again only on a 409.
+        this.patcher = new NodePatcher(client, observer::node);
+        this.reading = new NodePatcher(client);
         this.evictions = new ConcurrentEvictions(evictor::evictAsync, ConcurrentEvictions.DEFAULT_BOUND);
         this.observer = observer;
         this.machines = machines;
@@ -156,9 +181,27 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         nodeUpdates.settle(desiredPool, observer.awaitingUpdate(desiredPool.name()));
     }
 
-    /** Executes one step; the steps that make or change machines carry the pool's desired spec they were planned with. */
+    /**
+     * Executes one step; the steps that make or change machines carry the pool's desired spec they were planned with.
+     * A step that would change a node whose drain pass is running (its deletion, in-place update, release, a forced pod
+     * deletion) waits for the pass: it does nothing now, and the planner asks for it again from what the pass left.
+     */
     public Optional<Outcome> execute(Step step) {
+        if (waitsForDrain(step) && drains.running(step.target())) {
+            LOG.debug("{} of {} waits for the node's drain pass", step.getClass().getSimpleName(), step.target());
+            return Optional.empty();
+        }
         return step.accept(this);
+    }
+
+    private static boolean waitsForDrain(Step step) {
+        return step instanceof Step.DeleteMachine || step instanceof Step.UpdateInPlace || step instanceof Step.Uncordon
+                || step instanceof Step.ForceDeletePod;
+    }
+
+    /** What the drain passes that ran off the caller's thread did, finished since the last call. */
+    public List<Outcome> finishedDrains() {
+        return drains.finished();
     }
 
     @Override
@@ -233,7 +276,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         pod.ifPresent(p -> client.pods().inNamespace(p.getMetadata().getNamespace()).withName(f.pod()).delete());
         // The pod is gone: its refusals no longer block the drain (as the simulator has it), and a
         // repeat of this step from a stale view finds nothing to delete.
-        patcher.patch(node, n -> {
+        reading.patch(node, n -> {
             Map<String, EvictionAttempt> attempts = NodeMarks.evictionAttempts(annotation(n, NodeMarks.EVICTION_ATTEMPTS));
             return attempts.remove(f.pod()) == null ? Optional.empty() : Optional.of(Map.of("metadata",
                     Map.of("annotations", mapOf(NodeMarks.EVICTION_ATTEMPTS, NodeMarks.evictionAttempts(attempts)))));
@@ -286,8 +329,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> updateInPlace(Step.UpdateInPlace u) {
         String node = u.target();
-        // Decided on the node as the API has it now, not as the cache had it: a repeated step
-        // must not restart the in-place clock.
+        // Decided on the node as the API has it when the patch lands (a base the cache had from
+        // before our last write answers 409 and is read again): a repeated step must not restart
+        // the in-place clock.
         String now = NodeMarks.instant(clock.instant());
         patcher.patch(node, n -> {
             Map<String, Object> a = new HashMap<>();
@@ -306,8 +350,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     @Override
     public Optional<Outcome> restartKubelet(Step.RestartKubelet r) {
         String node = r.target();
-        // Only the step that sets the mark (on the node as the API has it now) restarts the
-        // kubelet: a repeat from a stale cache must not restart it again or reset its clock.
+        // Only the step that sets the mark (on the node as the API has it when the patch lands: a
+        // stale base answers 409 and is read again) restarts the kubelet: a repeat from a stale
+        // cache must not restart it again or reset its clock.
         // A request made again replaces exactly the unanswered mark it was planned from.
         String now = NodeMarks.instant(clock.instant());
         AtomicBoolean started = new AtomicBoolean();
@@ -464,21 +509,29 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     }
 
     /**
-     * One drain pass: every evictable pod is asked to leave once, except a pod whose budget refused
-     * it less than its {@link EvictionBackoff} ago. Budget refusals are counted on the node with the
-     * time of the last one (so count and backoff survive a restart) and reported as an Event naming
-     * pod and budget.
+     * Starts a drain pass where {@link DrainPasses} runs them, unless the node's last pass is still running; in the
+     * agent the reconcile does not wait for it.
      */
     private Optional<Outcome> drain(Step step, String node) {
         if (observer.node(node).isEmpty()) {
             return Optional.empty();
         }
+        return drains.start(node, () -> drainPass(step, node));
+    }
+
+    /**
+     * One drain pass: every evictable pod is asked to leave once, except a pod whose budget refused
+     * it less than its {@link EvictionBackoff} ago. Budget refusals are counted on the node with the
+     * time of the last one (so count and backoff survive a restart) and reported as an Event naming
+     * pod and budget.
+     */
+    private Optional<Outcome> drainPass(Step step, String node) {
         // The marks are computed from the node as the API has it now: the cache may not show our
         // last write yet, and a repeated step must neither restart the drain clock nor lose counts.
         Instant now = clock.instant();
         String started = NodeMarks.instant(now);
         AtomicReference<Node> current = new AtomicReference<>();
-        boolean exists = patcher.patch(node, n -> {
+        boolean exists = reading.patch(node, n -> {
             current.set(n);
             return annotation(n, NodeMarks.DRAIN_STARTED_AT) != null ? Optional.empty()
                     : Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.DRAIN_STARTED_AT, started))));
@@ -535,7 +588,7 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             return Optional.empty();
         }
         AtomicReference<Map<String, Integer>> counts = new AtomicReference<>(Map.of());
-        patcher.patch(node, n -> {
+        reading.patch(node, n -> {
             String before = annotation(n, NodeMarks.EVICTION_ATTEMPTS);
             Map<String, EvictionAttempt> attempts = NodeMarks.evictionAttempts(before);
             evictedPods.forEach(attempts::remove);

@@ -20,4 +20,12 @@ public interface ListingCache {
      * has a running machine whose node is not known yet, is read again at the next pass.
      */
     void nodeRegistered(String node);
+
+    /**
+     * A pass is about to read {@code pools}: those it may not use the last listing of are listed now, at once rather than
+     * one after another (a pass of ten pools rolling lists ten). A listing that fails is left for the pool's own read,
+     * which reports it as before.
+     */
+    default void listAhead(java.util.Collection<String> pools) {
+    }
 }

@@ -36,6 +36,13 @@ public final class ProviderCapabilities {
         }
     }
 
+    /** See {@link ListingCache#listAhead}. */
+    public void listAhead(java.util.Collection<String> pools) {
+        if (provider instanceof ListingCache cache) {
+            cache.listAhead(pools);
+        }
+    }
+
     /** See {@link ListingCache#nodeChanged}. */
     public void nodeChanged(String pool) {
         if (provider instanceof ListingCache cache) {

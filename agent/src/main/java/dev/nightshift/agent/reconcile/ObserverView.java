@@ -35,6 +35,7 @@ final class ObserverView implements ClusterView {
         // What the provider answered for the last pass is stale now; each pool is listed at most once from here on.
         observer.refresh();
         failures.clear();
+        observer.listAhead(desired.pools().stream().map(DesiredPool::name).collect(java.util.stream.Collectors.toSet()));
         if (acting) {
             desired.pools().stream().sorted(Comparator.comparing(DesiredPool::name)).forEach(p -> {
                 try {

@@ -51,6 +51,14 @@ import dev.nightshift.strategies.plan.Step;
 final class ReconcilePass implements Reconciler.Pass {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReconcilePass.class);
+    /**
+     * How long a pass starts new steps for, from its start; it carries out at least one. Ten pools rolling at once made
+     * passes of hundreds of writes (every outdated node tainted, every stand-in's partner cordoned), each pass minutes long
+     * against a busy API server, and whatever happened meanwhile (a new commit, a pause, a halt, a node failing) waited
+     * for it. Steps left are planned again by the next pass, asked for at once: the rollout goes as fast as the API server
+     * answers, and the agent looks again every second or so.
+     */
+    static final Duration STEP_TIME = Duration.ofSeconds(1);
 
     /**
      * @param validationsRequired consecutive successful validations a pool needs before it starts and between batches
@@ -109,6 +117,8 @@ final class ReconcilePass implements Reconciler.Pass {
     private final Optional<IgnoredDrains> ignoredDrains;
     /** What was accepted must be read from the pool records before the next pass: at start and at every term as leader. */
     private boolean rebuild = true;
+    /** The last pass's steps it left for the next when its time for steps was up. */
+    private int stepsLeft;
 
     /**
      * @param guards    checked before each step, after the guard every pass has ({@link ActingGuard})
@@ -179,6 +189,7 @@ final class ReconcilePass implements Reconciler.Pass {
 
     private Optional<ReconcileReport> runOnce(SpecRevision offered, Instant now) {
         apiServer.reset();
+        stepsLeft = 0;
         Optional<AcceptedSpecs.Acting> acting = accept(offered);
         if (acting.isEmpty()) {
             return Optional.empty();
@@ -200,6 +211,7 @@ final class ReconcilePass implements Reconciler.Pass {
         });
         DesiredCluster desired = new DesiredCluster(spec, managed, settings.validationsRequired(), cluster.refillsPools(),
                 validations.waived(now));
+        Instant observing = clock.instant();
         ObservedCluster seen = observe(desired, window);
         ObservedCluster observed = seen.withHealth(health.verdicts(desired, seen, now));
         if (settings.force()) {
@@ -208,12 +220,31 @@ final class ReconcilePass implements Reconciler.Pass {
         if (ignoredDrains.isPresent()) {
             observed = ignoredDrains.get().apply(desired, observed, now);
         }
+        Instant planning = clock.instant();
         Planned planned = plan(desired, observed, now);
+        Instant executing = clock.instant();
         Executed executed = execute(planned.plan(), desired, observed, acting.get().commit(), now);
         NodeUpdateTracker.Finished finished = tracker.track(desired, observed, executed.steps(), now);
         durations.add(finished);
+        Instant recording = clock.instant();
         record(executed.statuses(), observed, unmanaged.keySet());
+        Instant done = clock.instant();
+        if (Duration.between(now, done).compareTo(SLOW) >= 0) {
+            // Where a long pass went: each stage's time, as the reconcile histogram cannot tell.
+            LOG.info("reconcile took {}: accept {}, observe {}, plan {}, execute {} ({} step(s), {} left for the next pass), record {}",
+                    seconds(Duration.between(now, done)), seconds(Duration.between(now, observing)),
+                    seconds(Duration.between(observing, planning)), seconds(Duration.between(planning, executing)),
+                    seconds(Duration.between(executing, recording)), executed.steps().size(), stepsLeft,
+                    seconds(Duration.between(recording, done)));
+        }
         return Optional.of(report(acting.get(), window, desired, observed, planned, executed, finished, now).withUnmanaged(unmanaged));
+    }
+
+    /** A pass this long says where its time went. */
+    static final Duration SLOW = Duration.ofSeconds(2);
+
+    private static String seconds(Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.2f s", d.toMillis() / 1000.0);
     }
 
     /** Accept: what the records say was accepted (at a new term), then the newest good spec if it may be taken. */
@@ -281,13 +312,29 @@ final class ReconcilePass implements Reconciler.Pass {
         plan.reports().forEach((pool, report) -> statuses.put(pool, report.status()));
         List<StepRefusal> refusals = new ArrayList<>();
         Map<String, FleetWait> waits = new java.util.TreeMap<>();
+        // What the drain passes started by earlier passes did (they run off this thread): reported with this pass.
+        for (StepExecutor.Outcome o : runner.finished()) {
+            outcomes.add(o);
+            LOG.info("{} (pool {}, commit {})", o.summary(), o.step().pool(), shortCommit(commit));
+        }
         if (settings.dryRun()) {
             return new Executed(outcomes, executed, statuses, refusals, waits);
         }
         Map<String, DesiredPool> byName = new HashMap<>();
         desired.pools().forEach(p -> byName.put(p.name(), p));
         StepGuard perPass = guards.forPass(desired, observed, now);
-        for (Step step : plan.steps()) {
+        Instant stopStarting = now.plus(STEP_TIME);
+        int carriedOut = 0;
+        List<Step> steps = plan.steps();
+        for (int i = 0; i < steps.size(); i++) {
+            Step step = steps.get(i);
+            // Past its time, the pass leaves the rest to the next one, asked for at once: it plans them again from what is
+            // observed then. Before the guard is asked, so that no step left here was counted as started.
+            if (carriedOut > 0 && !clock.instant().isBefore(stopStarting)) {
+                stepsLeft = steps.size() - i;
+                LOG.debug("{} step(s) left for the next pass after {} carried out", stepsLeft, carriedOut);
+                break;
+            }
             StepGuard.Verdict verdict = acting.check(step);
             if (verdict.kind() == StepGuard.Verdict.Kind.ADMIT) {
                 verdict = perPass.check(step);
@@ -317,10 +364,11 @@ final class ReconcilePass implements Reconciler.Pass {
                 // As the streak: the next batch is validated afresh (a waiver lasts one batch).
                 validations.batchStarted(step.pool());
             }
+            carriedOut++;
             runner.execute(step).ifPresent(o -> {
                 outcomes.add(o);
                 // The audit line: one per action, with its pool and the commit it carries out.
-                LOG.info("{} (pool {}, commit {})", o.summary(), step.pool(), commit.length() > 12 ? commit.substring(0, 12) : commit);
+                LOG.info("{} (pool {}, commit {})", o.summary(), step.pool(), shortCommit(commit));
                 notes.executed(step, pool, observed.nodesOf(step.pool()).stream().filter(n -> n.name().equals(step.target())).findFirst(),
                         Optional.ofNullable(acceptance.targets().get(step.pool())));
             });
@@ -328,6 +376,10 @@ final class ReconcilePass implements Reconciler.Pass {
         }
         logNew(refusals);
         return new Executed(outcomes, executed, statuses, refusals, waits);
+    }
+
+    private static String shortCommit(String commit) {
+        return commit.length() > 12 ? commit.substring(0, 12) : commit;
     }
 
     /** Each refusal once, with its numbers, while it repeats at every pass; a new one, or one that came back, again. */
@@ -398,6 +450,11 @@ final class ReconcilePass implements Reconciler.Pass {
                 lastClose.isPresent() && outdatedSince.containsKey(pool) && outdatedSince.get(pool).isBefore(lastClose.get())
                         ? report.outdated() : 0));
         return overdue;
+    }
+
+    @Override
+    public int stepsLeft() {
+        return stepsLeft;
     }
 
     /** The commit acted on. */

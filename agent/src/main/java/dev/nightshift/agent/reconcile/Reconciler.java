@@ -82,6 +82,11 @@ public final class Reconciler implements AutoCloseable {
 
         /** Why the newest commit was not taken. */
         java.util.List<String> rejected();
+
+        /** Steps of its plan the last pass left for the next, its time for steps being up: the next pass runs at once. */
+        default int stepsLeft() {
+            return 0;
+        }
     }
 
     private final Pass pass;
@@ -141,7 +146,7 @@ public final class Reconciler implements AutoCloseable {
         this.leading = settings.leading();
         this.pass = new ReconcilePass(new ReconcilePass.Settings(settings.validationsRequired(), settings.dryRun(),
                 settings.apiServerVersion(), settings.managed(), settings.byHand()), accepted, new ObserverView(observer, executor, settings.namespace()), planner,
-                new DisruptionStage(), executor::execute, new WhyEvents(events),
+                new DisruptionStage(), runner(executor), new WhyEvents(events),
                 new PoolRecordWriter(client, observer, settings.namespace(), accepted, clock, evicted), apiServerReady,
                 settings.validationInterval(), () -> leading && fence.held(), eta, clock, health);
         this.clock = clock;
@@ -150,6 +155,21 @@ public final class Reconciler implements AutoCloseable {
         this.rebuild = true;
         // On close, pending timers are dropped; only a pass already running finishes.
         loop.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    /** The executor's steps, and the drain passes it ran off the pass's thread. */
+    private static StepRunner runner(StepExecutor executor) {
+        return new StepRunner() {
+            @Override
+            public Optional<StepExecutor.Outcome> execute(dev.nightshift.strategies.plan.Step step) {
+                return executor.execute(step);
+            }
+
+            @Override
+            public java.util.List<StepExecutor.Outcome> finished() {
+                return executor.finishedDrains();
+            }
+        };
     }
 
     /** A loop around any pass (the loop's tests). */
@@ -216,7 +236,7 @@ public final class Reconciler implements AutoCloseable {
             Optional<ReconcileReport> report = pass.run(offered, now);
             if (report.isPresent()) {
                 reports.accept(report.get());
-                next = nextWake(report.get().plan(), now);
+                next = pass.stepsLeft() > 0 ? Duration.ZERO : nextWake(report.get().plan(), now);
             }
         } catch (RuntimeException e) {
             LOG.error("reconcile failed; trying again shortly", e);

@@ -1,5 +1,6 @@
 package dev.nightshift.agent.reconcile;
 
+import java.util.List;
 import java.util.Optional;
 
 import dev.nightshift.agent.kube.StepExecutor;
@@ -9,6 +10,11 @@ import dev.nightshift.strategies.plan.Step;
 @FunctionalInterface
 interface StepRunner {
 
-    /** The outcome, or empty when the step turned out to have nothing to do. */
+    /** The outcome, or empty when the step turned out to have nothing to do (or started work that reports later). */
     Optional<StepExecutor.Outcome> execute(Step step);
+
+    /** What work started by earlier steps did, finished since the last call: drain passes run off the pass's thread. */
+    default List<StepExecutor.Outcome> finished() {
+        return List.of();
+    }
 }

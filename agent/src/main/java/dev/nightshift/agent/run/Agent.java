@@ -49,6 +49,7 @@ import dev.nightshift.agent.kube.EventRecorder;
 import dev.nightshift.agent.report.RolloutProgressJson;
 import dev.nightshift.agent.kube.Evictor;
 import dev.nightshift.agent.kube.PoolStatusRecords;
+import dev.nightshift.agent.kube.DrainPasses;
 import dev.nightshift.agent.kube.StepExecutor;
 import dev.nightshift.agent.metrics.AgentMetrics;
 import dev.nightshift.agent.metrics.ApiErrorInterceptor;
@@ -107,6 +108,8 @@ public final class Agent implements AutoCloseable {
     private SpecPoller poller;
     private ClusterObserver observer;
     private Evictor evictor;
+    /** Drain passes, off the reconcile's thread. */
+    private DrainPasses drains;
     private ApiServerProbe apiServerProbe;
     private Reconciler reconciler;
     private EventRecorder events;
@@ -199,11 +202,15 @@ public final class Agent implements AutoCloseable {
         // Evictions are writes: fenced like the agent's own client.
         evictor = new Evictor(client.getConfiguration(), List.of(apiErrors, new FenceInterceptor(fence)));
         apiServerProbe = new ApiServerProbe(client.getConfiguration(), List.of(apiErrors));
-        events = new EventRecorder(client, clock, config.leaderElection().identity());
+        // Written on a thread of their own: no reconcile waits on an Event.
+        events = EventRecorder.onItsOwnThread(client, clock, config.leaderElection().identity());
         if (jobs.isPresent()) {
             nodeUpdates = new JobNodeUpdater(client, jobs.get(), provider, events, clock);
         }
-        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events, evictedWorkloads);
+        // No reconcile waits on a drain: the passes run on threads of their own, and the next reconcile reports them.
+        drains = DrainPasses.onThreads(DrainPasses.DEFAULT_THREADS);
+        StepExecutor executor = new StepExecutor(client, evictor, observer, provider, nodeUpdates, clock, events, evictedWorkloads,
+                drains);
         reconciler = new Reconciler(new Reconciler.Settings(cluster, NAMESPACE, config.validation().consecutive(),
                 config.validation().interval(), config.dryRun(), apiServerVersion(), !config.leaderElection().enabled()).with(config.pools()), client,
                 observer, executor, apiServerProbe, new RolloutPlanner(nodeUpdatesOff ? NodeUpdates.OFF : NodeUpdates.ON), clock,
@@ -500,6 +507,14 @@ public final class Agent implements AutoCloseable {
             // the replica that takes over must not act beside this one.
             reconciler.standBy();
             reconciler.close();
+        }
+        if (drains != null) {
+            // And the drain passes it started, within their evictions' timeout, also while the lease is held.
+            drains.close();
+        }
+        if (events != null) {
+            // The Events recorded are written while the lease is held (their writes are fenced too).
+            events.close();
         }
         // Deliveries under way finish and are written down while the lease is still held (the ledger's writes are fenced).
         notifier.ifPresent(Notifier::close);

@@ -29,7 +29,7 @@ class ConcurrentEvictionsTest {
      */
     private static final class Server implements ConcurrentEvictions.Send {
         private final int waitFor;
-        private final List<String> order = new ArrayList<>();
+        private final List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
         private final List<CompletableFuture<EvictionResult>> open = new ArrayList<>();
         private int inFlight;
         private int mostInFlight;
@@ -91,6 +91,28 @@ class ConcurrentEvictionsTest {
         assertThat(drained.get(30, TimeUnit.SECONDS)).hasSize(10);
         assertThat(server.mostInFlight()).isEqualTo(3);
         assertThat(server.order).containsExactlyInAnyOrderElementsOf(pods(10).stream().map(ConcurrentEvictions.Request::pod).toList());
+    }
+
+    @Test
+    void drainsOfSeveralNodesAtOnceShareTheBound() throws Exception {
+        Server server = new Server(Integer.MAX_VALUE);
+        ConcurrentEvictions evictions = new ConcurrentEvictions(server, 4);
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            Future<List<EvictionResult>> first = caller.submit(() -> evictions.evict(pods(3)));
+            Future<List<EvictionResult>> second = other.submit(() -> evictions.evict(pods(3)));
+
+            // Six requests of two drains, four at a time (a bound per drain would have sent all six): answered by hand.
+            org.awaitility.Awaitility.await().until(() -> server.order.size() >= 4);
+            server.answerAll();
+            org.awaitility.Awaitility.await().until(() -> server.order.size() == 6);
+            server.answerAll();
+            assertThat(first.get(30, TimeUnit.SECONDS)).hasSize(3);
+            assertThat(second.get(30, TimeUnit.SECONDS)).hasSize(3);
+            assertThat(server.mostInFlight()).isEqualTo(4);
+        } finally {
+            other.shutdownNow();
+        }
     }
 
     @Test

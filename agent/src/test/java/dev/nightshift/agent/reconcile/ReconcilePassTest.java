@@ -53,6 +53,8 @@ class ReconcilePassTest {
     private final FakeAcceptance acceptance = new FakeAcceptance();
     private final FakeCluster cluster = new FakeCluster();
     private final List<Step> executed = new ArrayList<>();
+    /** Drain passes that finished off the pass's thread since the executor was last asked. */
+    private final List<StepExecutor.Outcome> finishedDrains = new ArrayList<>();
     private final List<Map<String, PoolStatus>> written = new ArrayList<>();
     private StepGuard guard = step -> {
         log.add("guard " + name(step));
@@ -62,6 +64,25 @@ class ReconcilePassTest {
     private boolean apiServerReady = true;
     private int apiServerAsked;
     private final EtaRefresh eta = new EtaRefresh(new RolloutEta());
+    /** The pass's clock; a step moves it on by {@link #stepTakes}. */
+    private Instant clockNow = NOW;
+    private Duration stepTakes = Duration.ZERO;
+    private final Clock clock = new Clock() {
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return clockNow;
+        }
+    };
 
     @AfterEach
     void closeEstimates() {
@@ -73,18 +94,30 @@ class ReconcilePassTest {
     }
 
     private ReconcilePass pass(ReconcilePass.Settings settings) {
+        StepRunner runner = new StepRunner() {
+            @Override
+            public Optional<StepExecutor.Outcome> execute(Step step) {
+                log.add("execute " + name(step));
+                executed.add(step);
+                clockNow = clockNow.plus(stepTakes);
+                return Optional.of(new StepExecutor.Outcome(step, "did " + name(step)));
+            }
+
+            @Override
+            public List<StepExecutor.Outcome> finished() {
+                List<StepExecutor.Outcome> done = List.copyOf(finishedDrains);
+                finishedDrains.clear();
+                return done;
+            }
+        };
         return new ReconcilePass(settings, acceptance, cluster, new RolloutPlanner(),
-                (desired, observed, now) -> step -> guard.check(step), step -> {
-                    log.add("execute " + name(step));
-                    executed.add(step);
-                    return Optional.of(new StepExecutor.Outcome(step, "did " + name(step)));
-                }, StepNotes.NONE, (statuses, observed, durations) -> {
+                (desired, observed, now) -> step -> guard.check(step), runner, StepNotes.NONE, (statuses, observed, durations) -> {
                     log.add("record");
                     written.add(Map.copyOf(statuses));
                 }, () -> {
                     apiServerAsked++;
                     return apiServerReady;
-                }, Duration.ZERO, () -> leading, eta, Clock.fixed(NOW, ZoneOffset.UTC));
+                }, Duration.ZERO, () -> leading, eta, clock);
     }
 
     private static String name(Step step) {
@@ -132,6 +165,64 @@ class ReconcilePassTest {
         assertThat(report.revision()).isEqualTo("abc123");
         assertThat(report.outcomes()).extracting(StepExecutor.Outcome::step).containsExactlyElementsOf(executed);
         assertThat(report.plan().steps()).containsAll(executed);
+    }
+
+    @Test
+    void whatTheDrainPassesThatFinishedSinceTheLastPassDidIsReportedOnceBesideThisPassesSteps() {
+        outdatedNodes(3, 1);
+        StepExecutor.Outcome drained = new StepExecutor.Outcome(new Step.Drain("web-9", "web"), "draining web-9: 18 pod(s) evicted",
+                new StepExecutor.Evictions(18, 0, 0));
+        finishedDrains.add(drained);
+        ReconcilePass pass = pass(false);
+
+        ReconcileReport first = pass.run(offered(), NOW).orElseThrow();
+        List<Step> stepsOfTheFirst = List.copyOf(executed);
+        ReconcileReport second = pass.run(offered(), NOW).orElseThrow();
+
+        assertThat(stepsOfTheFirst).isNotEmpty();
+        assertThat(first.outcomes()).first().isEqualTo(drained);
+        assertThat(first.outcomes()).extracting(StepExecutor.Outcome::step).containsExactlyElementsOf(
+                java.util.stream.Stream.concat(java.util.stream.Stream.of(drained.step()), stepsOfTheFirst.stream()).toList());
+        assertThat(second.outcomes()).doesNotContain(drained);
+    }
+
+    @Test
+    void aPassStartsNoStepOnceItsTimeForStepsIsUpAndLeavesTheRestToTheNextPass() {
+        outdatedNodes(3, 1);
+        stepTakes = ReconcilePass.STEP_TIME.dividedBy(2);
+        ReconcilePass pass = pass(false);
+
+        ReconcileReport report = pass.run(offered(), NOW).orElseThrow();
+
+        // Two steps fill the second; the third is not started.
+        List<Step> steps = report.plan().steps();
+        assertThat(steps.stream().filter(st -> !(st instanceof Step.Validate)).count()).as("enough steps to be cut").isGreaterThan(2);
+        assertThat(executed).hasSize(2);
+        assertThat(report.outcomes()).hasSize(2);
+        assertThat(pass.stepsLeft()).isEqualTo(steps.size() - steps.indexOf(executed.get(1)) - 1);
+    }
+
+    @Test
+    void aPassWhoseFirstStepOutlastsItsTimeStillCarriesItOut() {
+        outdatedNodes(3, 1);
+        stepTakes = ReconcilePass.STEP_TIME.multipliedBy(5);
+        clockNow = NOW.plus(ReconcilePass.STEP_TIME);
+
+        ReconcileReport report = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(executed).hasSize(1);
+        assertThat(report.plan().steps()).hasSizeGreaterThan(1);
+    }
+
+    @Test
+    void aPassWithinItsTimeLeavesNothing() {
+        outdatedNodes(3, 1);
+        ReconcilePass pass = pass(false);
+
+        ReconcileReport report = pass.run(offered(), NOW).orElseThrow();
+
+        assertThat(pass.stepsLeft()).isZero();
+        assertThat(executed).hasSize((int) report.plan().steps().stream().filter(st -> !(st instanceof Step.Validate)).count());
     }
 
     @Test

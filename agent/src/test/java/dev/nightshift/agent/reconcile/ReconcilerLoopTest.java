@@ -95,7 +95,24 @@ class ReconcilerLoopTest {
         assertThat(pass.calls).containsExactly("rebuild", "run", "forget", "rebuild", "run");
     }
 
+    @Test
+    void aPassThatLeftStepsForTheNextIsFollowedByItAtOnceAndOneThatLeftNoneIsNot() {
+        pass.release.countDown();
+        pass.report = true;
+        pass.stepsLeft.add(7);
+
+        loop(true).request();
+
+        // Without steps left, an empty plan waits for the idle resync (30 s): the second pass comes from the steps left.
+        await().atMost(Duration.ofSeconds(5)).until(() -> pass.runs.get() == 2);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> pass.runs.get() == 2);
+    }
+
     private static final class FakePass implements Reconciler.Pass {
+        /** Steps left by each pass in turn; none once empty. */
+        final java.util.Queue<Integer> stepsLeft = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        volatile int left;
+        volatile boolean report;
         final CountDownLatch started = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final AtomicInteger runs = new AtomicInteger();
@@ -115,11 +132,18 @@ class ReconcilerLoopTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            left = Optional.ofNullable(stepsLeft.poll()).orElse(0);
             runs.incrementAndGet();
             if (failure != null) {
                 throw failure;
             }
-            return Optional.empty();
+            return report ? Optional.of(ReconcileReport.planned(now, "acted-on", null,
+                    new dev.nightshift.strategies.plan.Plan(List.of(), Optional.empty()))) : Optional.empty();
+        }
+
+        @Override
+        public int stepsLeft() {
+            return left;
         }
 
         @Override

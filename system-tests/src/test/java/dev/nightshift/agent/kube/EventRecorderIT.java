@@ -71,6 +71,29 @@ class EventRecorderIT {
     }
 
     @Test
+    void onAThreadOfItsOwnRecordingReturnsBeforeTheWriteAndTheEventsAreWrittenInTheOrderRecorded() {
+        List<Runnable> held = new java.util.ArrayList<>();
+        EventRecorder recorder = new EventRecorder(client, Clock.fixed(T0, ZoneOffset.UTC), "agent-0", held::add);
+        recorder.node("db-1", EventRecorder.Reason.EvictionBlocked, "eviction of shop/db-0 refused by db-pdb");
+        recorder.node("db-1", EventRecorder.Reason.EvictionBlocked, "eviction of shop/db-0 refused by db-pdb");
+
+        assertThat(events()).as("nothing written while the recorder's thread has not run").isEmpty();
+        held.forEach(Runnable::run);
+        assertThat(events()).singleElement().satisfies(e -> assertThat(e.getCount()).isEqualTo(2));
+    }
+
+    @Test
+    void theAgentsRecorderWritesEveryEventRecordedBeforeItIsClosed() {
+        try (EventRecorder recorder = EventRecorder.onItsOwnThread(client, Clock.fixed(T0, ZoneOffset.UTC), "agent-0")) {
+            for (int i = 0; i < 5; i++) {
+                recorder.node("web-" + i, EventRecorder.Reason.NodeReplacing, "Replacing node: a (commit 1)");
+            }
+        }
+
+        assertThat(events()).extracting(e -> e.getInvolvedObject().getName()).containsExactlyInAnyOrder("web-0", "web-1", "web-2", "web-3", "web-4");
+    }
+
+    @Test
     void aLongNoteIsCutTo1KiBOfUtf8WithoutSplittingACharacter() {
         String note = "→".repeat(2000);
         new EventRecorder(client, Clock.fixed(T0, ZoneOffset.UTC), "agent-0").node("web-1", EventRecorder.Reason.NodeFailed, note);

@@ -39,6 +39,7 @@ final class KubeSeam implements AutoCloseable {
     final StepExecutor executor;
     private final ScheduledExecutorService cloud;
     private final Evictor evictor;
+    private final Clock clock;
     /** The executor's own client: the request log tells its writes from the cloud's and the test's by its User-Agent. */
     private final io.fabric8.kubernetes.client.KubernetesClient agentClient;
     static final String AGENT = "nightshift-executor-under-test";
@@ -52,8 +53,15 @@ final class KubeSeam implements AutoCloseable {
         agentClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
                 new io.fabric8.kubernetes.client.ConfigBuilder(kube.config()).withUserAgent(AGENT).build()).build();
         evictor = new Evictor(agentClient.getConfiguration());
+        this.clock = clock;
         executor = new StepExecutor(agentClient, evictor, observer, provider, provider, clock,
                 new EventRecorder(agentClient, clock, EventRecorder.COMPONENT));
+    }
+
+    /** Another executor on the same seam whose drain passes run where {@code drains} runs them (the agent's: off its thread). */
+    StepExecutor executorWith(DrainPasses drains) {
+        return new StepExecutor(agentClient, evictor, observer, provider, provider, clock,
+                new EventRecorder(agentClient, clock, EventRecorder.COMPONENT), new dev.nightshift.agent.health.EvictedWorkloads(), drains);
     }
 
     /** A cloud whose delays (registration, in-place update, kubelet restart) never run out during a test. */

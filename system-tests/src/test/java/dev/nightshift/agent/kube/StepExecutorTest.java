@@ -97,6 +97,62 @@ class StepExecutorTest {
         assertThat(NodeMarks.instant(annotations().get(NodeMarks.DRAIN_STARTED_AT))).contains(NOW);
     }
 
+    /** Drain passes handed over as the agent hands them to their threads, run only when the test says so. */
+    private static final class HeldPasses implements java.util.concurrent.Executor {
+        private final java.util.List<Runnable> held = new java.util.ArrayList<>();
+
+        @Override
+        public synchronized void execute(Runnable pass) {
+            held.add(pass);
+        }
+
+        void runAll() {
+            java.util.List<Runnable> now;
+            synchronized (this) {
+                now = java.util.List.copyOf(held);
+                held.clear();
+            }
+            now.forEach(Runnable::run);
+        }
+    }
+
+    @Test
+    void aDrainOffTheCallersThreadReturnsBeforeItsPassHasEvictedAnythingAndItsOutcomeComesOnceItHas() throws Exception {
+        seam.pod("app-0", "app");
+        observing();
+        await().until(() -> seam.observer.evictablePods(NODE).size() == 1);
+        HeldPasses threads = new HeldPasses();
+        StepExecutor executor = seam.executorWith(DrainPasses.on(threads));
+
+        Optional<StepExecutor.Outcome> started = executor.execute(new Step.Drain(NODE, POOL));
+
+        assertThat(started).isEmpty();
+        assertThat(seam.writes()).as("nothing sent before the pass runs").isEmpty();
+        assertThat(seam.kube.client().pods().inNamespace("shop").withName("app-0").get()).isNotNull();
+        threads.runAll();
+        assertThat(seam.kube.client().pods().inNamespace("shop").withName("app-0").get()).isNull();
+        assertThat(NodeMarks.instant(annotations().get(NodeMarks.DRAIN_STARTED_AT))).contains(NOW);
+        assertThat(executor.finishedDrains()).singleElement()
+                .satisfies(o -> assertThat(o.evictions()).isEqualTo(new StepExecutor.Evictions(1, 0, 0)));
+    }
+
+    @Test
+    void aMachineDeletionWaitsWhileItsNodesDrainPassRunsAndGoesOnceItHasFinished() throws Exception {
+        seam.edit(n -> n.getSpec().setUnschedulable(true));
+        observing();
+        HeldPasses threads = new HeldPasses();
+        StepExecutor executor = seam.executorWith(DrainPasses.on(threads));
+        Step.DeleteMachine delete = new Step.DeleteMachine(NODE, POOL, true, new DesiredPool(WEB_SPEC, NEW, NEW));
+        executor.execute(new Step.Drain(NODE, POOL));
+
+        assertThat(executor.execute(delete)).isEmpty();
+        assertThat(seam.provider.machines(POOL)).extracting(m -> m.name()).contains(NODE);
+
+        threads.runAll();
+        assertThat(executor.execute(delete)).isPresent();
+        assertThat(seam.provider.machines(POOL)).extracting(m -> m.name()).doesNotContain(NODE);
+    }
+
     @Test
     void anEvictionABudgetRefusesIsCountedOnTheNodeWithTheTimeOfTheRefusal() throws Exception {
         seam.pod("db-0", "db");

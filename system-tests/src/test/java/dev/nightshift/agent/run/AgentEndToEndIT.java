@@ -74,8 +74,9 @@ class AgentEndToEndIT {
                 .noneMatch(r -> r.isWrite() && r.resourcePath().startsWith("/api/v1/nodes"));
         assertThat(h.nodes("web")).extracting(AgentHarness::rollHash).containsOnly(stamped);
         assertThat(h.agent.status()).contains("\"specValid\" : false").contains("spec.maxSurge");
-        assertThat(h.kube.client().v1().events().inNamespace(Agent.NAMESPACE).list().getItems())
-                .anySatisfy(e -> assertThat(e.getMessage()).contains(broken).contains("pools/web.yaml:7:13: spec.maxSurge"));
+        // Events are written on the recorder's own thread: a moment after the status may say so.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(h.kube.client().v1().events().inNamespace(Agent.NAMESPACE)
+                .list().getItems()).anySatisfy(e -> assertThat(e.getMessage()).contains(broken).contains("pools/web.yaml:7:13: spec.maxSurge")));
 
         h.push("fixed", WEB.withImage("1632.0.0"));
 

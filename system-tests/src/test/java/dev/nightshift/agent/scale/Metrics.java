@@ -89,4 +89,38 @@ record Metrics(List<Sample> samples) {
         }
         return lowerBound;
     }
+
+    /**
+     * The upper bound of the histogram bucket that holds the longest observation made between {@code before} and
+     * {@code after}: the longest is at most this (NaN without observations, infinite past the last finite bucket).
+     */
+    static double longestAtMost(String histogram, Metrics before, Metrics after) {
+        TreeMap<Double, Double> a = after.buckets(histogram);
+        TreeMap<Double, Double> b = before.buckets(histogram);
+        double total = a.lastEntry() == null ? 0 : a.lastEntry().getValue() - b.getOrDefault(a.lastKey(), 0.0);
+        if (total <= 0) {
+            return Double.NaN;
+        }
+        for (Map.Entry<Double, Double> e : a.entrySet()) {
+            if (e.getValue() - b.getOrDefault(e.getKey(), 0.0) >= total) {
+                return e.getKey();
+            }
+        }
+        return Double.POSITIVE_INFINITY;
+    }
+
+    /** The share of the observations made between {@code before} and {@code after} that took at most {@code bound} (a bucket's). */
+    static double shareAtMost(double bound, String histogram, Metrics before, Metrics after) {
+        TreeMap<Double, Double> a = after.buckets(histogram);
+        TreeMap<Double, Double> b = before.buckets(histogram);
+        double total = a.lastEntry() == null ? 0 : a.lastEntry().getValue() - b.getOrDefault(a.lastKey(), 0.0);
+        Map.Entry<Double, Double> at = a.floorEntry(bound);
+        return total <= 0 || at == null ? Double.NaN : (at.getValue() - b.getOrDefault(at.getKey(), 0.0)) / total;
+    }
+
+    /** The histogram's largest bucket bound that is at most {@code bound}; NaN without one. */
+    double bucketAtMost(String histogram, double bound) {
+        Double key = buckets(histogram).floorKey(bound);
+        return key == null ? Double.NaN : key;
+    }
 }

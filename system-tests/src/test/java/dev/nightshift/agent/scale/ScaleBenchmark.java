@@ -31,15 +31,19 @@ import dev.nightshift.sandbox.demo.BulkWorkloads;
  * of heap and the serial collector (or {@code scale.agentJvm}'s options instead, e.g. those of a pod with a memory
  * limit), then: ready and every pool reconciled; the heap after a full GC and what it holds;
  * an idle spell and {@code scale.churnSeconds} of churn that cannot change a plan (reconciles, watch events, the
- * agent's CPU); an image bump of the {@code scale.rollNodes}-node pool to completion (the agent's API requests per
- * replaced node against the minimum, the heap halfway, reconcile time). Prints one table; everything it measured is
- * also under {@code scale.dir}. Run by {@code mvn -B -o -pl agent -am -Pscale -DskipTests verify}; never by the suite.
+ * agent's CPU); an image bump of {@code scale.rollPools} pools of {@code scale.rollNodes} nodes each, in one commit, to
+ * completion (the agent's API requests per replaced node against the minimum, the heap halfway, reconcile time). With
+ * more than one pool rolled the Cluster lets them roll at once ({@code rollout.concurrency.pools}) within
+ * {@code scale.clusterBudget} ({@code maxUnavailableNodes}); with one, the Cluster is as before fleets. Prints one
+ * table; everything it measured is also under {@code scale.dir}. Run by
+ * {@code mvn -B -o -pl system-tests -am -Pscale -DskipTests verify}; never by the suite.
  */
 public final class ScaleBenchmark {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final String CLUSTER = "scale";
+    /** The rolled pool's name when one is rolled; {@code roll-01}, {@code roll-02}… when several are. */
     private static final String ROLL = "roll";
     private static final String OLD_IMAGE = "1631.0.0";
     private static final String NEW_IMAGE = "1632.0.0";
@@ -52,15 +56,28 @@ public final class ScaleBenchmark {
     private final List<Process> processes = new ArrayList<>();
 
     /** What to build and how long to measure, from system properties. */
-    record Settings(Path jar, Path dir, int nodes, int pools, int rollNodes, int podsPerNode, int maxSurge, Duration idle,
-                    Duration churn, double heartbeatsPerSecond, double podUpdatesPerSecond, String agentHeap, String sandboxHeap,
-                    Duration timeout, List<String> agentJvm) {
+    record Settings(Path jar, Path dir, int nodes, int pools, int rollPools, int rollNodes, String clusterBudget, int podsPerNode,
+                    int maxSurge, Duration idle, Duration churn, double heartbeatsPerSecond, double podUpdatesPerSecond, String agentHeap,
+                    String sandboxHeap, Duration timeout, List<String> agentJvm) {
+
+        Settings {
+            if (rollPools < 1 || rollPools >= pools) {
+                throw new IllegalArgumentException("scale.rollPools must be at least 1 and fewer than scale.pools (" + pools + "), got "
+                        + rollPools);
+            }
+            if ((long) rollPools * rollNodes > nodes) {
+                throw new IllegalArgumentException("scale.rollPools x scale.rollNodes (" + rollPools + " x " + rollNodes
+                        + ") is more than scale.nodes (" + nodes + ")");
+            }
+        }
 
         static Settings fromProperties() {
             int nodes = Integer.getInteger("scale.nodes", 5000);
             return new Settings(Path.of(System.getProperty("scale.jar", "../cli/target/nightshift.jar")),
                     Path.of(System.getProperty("scale.dir", "target/scale")), nodes, Integer.getInteger("scale.pools", 200),
-                    Integer.getInteger("scale.rollNodes", 100), Integer.getInteger("scale.podsPerNode", 20),
+                    Integer.getInteger("scale.rollPools", 1), Integer.getInteger("scale.rollNodes", 100),
+                    System.getProperty("scale.clusterBudget", "").isBlank() ? "5%" : System.getProperty("scale.clusterBudget").strip(),
+                    Integer.getInteger("scale.podsPerNode", 20),
                     Integer.getInteger("scale.maxSurge", 10),
                     Duration.ofSeconds(Integer.getInteger("scale.idleSeconds", 90)),
                     Duration.ofSeconds(Integer.getInteger("scale.churnSeconds", 300)),
@@ -73,6 +90,22 @@ public final class ScaleBenchmark {
                             ? List.of("-Xmx" + System.getProperty("scale.agentHeap", "256m"), "-XX:+UseSerialGC")
                             : List.of(System.getProperty("scale.agentJvm").strip().split("\\s+")));
         }
+
+        /** The rolled pools' names: {@value #ROLL} alone, as before fleets, or {@code roll-01} to {@code roll-NN}. */
+        List<String> rolled() {
+            if (rollPools == 1) {
+                return List.of(ROLL);
+            }
+            List<String> names = new ArrayList<>();
+            for (int i = 1; i <= rollPools; i++) {
+                names.add(String.format(Locale.ROOT, "%s-%02d", ROLL, i));
+            }
+            return names;
+        }
+
+        int rolledNodes() {
+            return rollPools * rollNodes;
+        }
     }
 
     ScaleBenchmark(Settings settings) {
@@ -81,6 +114,8 @@ public final class ScaleBenchmark {
 
     public static void main(String[] args) throws Exception {
         ScaleBenchmark bench = new ScaleBenchmark(Settings.fromProperties());
+        // Stopped from outside (Ctrl-C, kill), the sandbox and the agent go too rather than run on without it.
+        Runtime.getRuntime().addShutdownHook(new Thread(bench::stop, "scale-stop"));
         try {
             bench.run();
         } finally {
@@ -94,7 +129,8 @@ public final class ScaleBenchmark {
         deleteRecursively(s.dir());
         Path spec = s.dir().resolve("spec");
         Map<String, Integer> pools = writeSpec(spec);
-        log("%d nodes in %d pools (%s: %d), %d pods a node; load average %s", s.nodes(), pools.size(), ROLL, s.rollNodes(),
+        log("%d nodes in %d pools (rolled: %s, %d nodes each%s), %d pods a node; load average %s", s.nodes(), pools.size(),
+                String.join(", ", s.rolled()), s.rollNodes(), s.rollPools() == 1 ? "" : "; at once, cluster budget " + s.clusterBudget(),
                 s.podsPerNode(), loadAverage());
 
         // The cluster.
@@ -129,9 +165,13 @@ public final class ScaleBenchmark {
         row("agent ready (from start)", seconds(Duration.between(starting, Instant.now())));
         await("every pool reconciled with its nodes", s.timeout(), () -> allReconciled(agentUrl, pools, null), agent);
         row("every pool reconciled, right node counts in /status (from start)", seconds(Duration.between(starting, Instant.now())));
+        // Reconciles cut short (a pass starts no step after 1 s) report every pool current while the adoption's label
+        // propagations still go on: steady state is once the agent has written nothing for a while.
+        ApiLog kube = new ApiLog(kubeRequests);
+        awaitQuiet(kube, agent);
+        row("agent quiet: no write for " + QUIET.toSeconds() + " s (from start)", seconds(Duration.between(starting, Instant.now())));
 
         // Steady state: the heap, and what it holds.
-        ApiLog kube = new ApiLog(kubeRequests);
         long steady = kube.mark();
         Metrics idleStart = scrape(agentUrl);
         row("heap after full GC, steady state", mib(Jvm.heapAfterFullGc(pid)));
@@ -182,13 +222,15 @@ public final class ScaleBenchmark {
         Instant push = Instant.now();
         String commit = pushImageBump(Path.of(facts.get("clone").asText()));
         long[] halfwayHeap = {-1};
-        await("pool " + ROLL + " rolled to " + NEW_IMAGE, s.timeout(), () -> {
-            JsonNode roll = pool(agentUrl, ROLL, commit);
-            if (roll != null && halfwayHeap[0] < 0 && roll.path("current").asInt() >= s.rollNodes() / 2) {
+        String rolledWhat = s.rollPools() == 1 ? "pool " + ROLL : s.rollPools() + " pools (" + String.join(", ", s.rolled()) + ")";
+        await(rolledWhat + " rolled to " + NEW_IMAGE, s.timeout(), () -> {
+            List<JsonNode> rolled = rolledPools(agentUrl, commit);
+            int current = rolled.stream().mapToInt(p -> p.path("current").asInt()).sum();
+            if (rolled.size() == s.rollPools() && halfwayHeap[0] < 0 && current >= s.rolledNodes() / 2) {
                 try {
                     halfwayHeap[0] = Jvm.heapAfterFullGc(pid);
                     row("agent memory, halfway through the rollout: " + MEMORY, memory(pid));
-                    log("heap after full GC with %d of %d nodes current: %s", roll.path("current").asInt(), s.rollNodes(), mib(halfwayHeap[0]));
+                    log("heap after full GC with %d of %d nodes current: %s", current, s.rolledNodes(), mib(halfwayHeap[0]));
                     Files.writeString(s.dir().resolve("histogram-rollout.txt"), Jvm.histogram(pid, 24));
                 } catch (IOException e) {
                     throw new IllegalStateException(e);
@@ -196,7 +238,7 @@ public final class ScaleBenchmark {
                     Thread.currentThread().interrupt();
                 }
             }
-            return roll != null && done(roll, s.rollNodes());
+            return rolled.size() == s.rollPools() && rolled.stream().allMatch(p -> done(p, s.rollNodes()));
         }, agent);
         Duration rollout = Duration.between(push, Instant.now());
         Metrics rolloutEnd = scrape(agentUrl);
@@ -204,14 +246,17 @@ public final class ScaleBenchmark {
                 n -> n.path("userAgent").asText().startsWith(AGENT_USER_AGENT));
         List<ApiLog.Request> machineRequests = machines.between(machinesAtPush, machines.mark(),
                 n -> !"held".equals(n.path("phase").asText()));
-        row("rollout of " + s.rollNodes() + " nodes (maxSurge " + s.maxSurge() + ", maxUnavailable 0), push to done", seconds(rollout));
+        int replaced = s.rolledNodes();
+        row("rollout of " + (s.rollPools() == 1 ? "" : s.rollPools() + " pools at once (cluster budget maxUnavailableNodes "
+                + s.clusterBudget() + ") x ") + s.rollNodes() + " nodes (maxSurge " + s.maxSurge() + ", maxUnavailable 0), push to done",
+                seconds(rollout));
         row("heap after full GC, halfway through the rollout", halfwayHeap[0] < 0 ? "not measured" : mib(halfwayHeap[0]));
         int evictable = s.podsPerNode() - BulkWorkloads.DAEMON_SETS;
         int minimum = 1 + 1 + evictable + 2 + 1;
         long kubeWrites = rolloutRequests.stream().filter(r -> !r.method().equals("GET")).count();
         row("agent's Kubernetes requests during the rollout, per replaced node (all; writes)",
-                fmt(rolloutRequests.size() / (double) s.rollNodes()) + "; " + fmt(kubeWrites / (double) s.rollNodes()));
-        row("agent's machine API requests per replaced node", fmt(machineRequests.size() / (double) s.rollNodes()));
+                fmt(rolloutRequests.size() / (double) replaced) + "; " + fmt(kubeWrites / (double) replaced));
+        row("agent's machine API requests per replaced node", fmt(machineRequests.size() / (double) replaced));
         row("minimum per replaced node: taint + cordon + " + evictable + " evictions + create + delete machine + stamp",
                 Integer.toString(minimum));
         row("Kubernetes requests during the rollout by kind", ApiLog.shapes(rolloutRequests).toString());
@@ -220,6 +265,12 @@ public final class ScaleBenchmark {
         row("reconcile time during the rollout: p50 / p95 (n)", millis(Metrics.quantile(0.5, RECONCILE, rolloutStart, rolloutEnd))
                 + " / " + millis(Metrics.quantile(0.95, RECONCILE, rolloutStart, rolloutEnd)) + " (" + count(rolloutEnd.sum(RECONCILE + "_count")
                 - rolloutStart.sum(RECONCILE + "_count")) + ")");
+        // From the histogram's buckets: the timer's max gauge spans two minutes, reconciles from before the push included.
+        double twoSeconds = rolloutEnd.bucketAtMost(RECONCILE, 2.2);
+        row("reconciles during the rollout that took at most " + millis(twoSeconds) + " (the histogram's bucket)",
+                fmt(100 * Metrics.shareAtMost(twoSeconds, RECONCILE, rolloutStart, rolloutEnd)) + "%");
+        row("longest reconcile during the rollout: at most (the histogram's bucket)",
+                millis(Metrics.longestAtMost(RECONCILE, rolloutStart, rolloutEnd)));
         row("agent memory, after the rollout (before its full GC): " + MEMORY, memory(pid));
         row("heap after full GC, after the rollout", mib(Jvm.heapAfterFullGc(pid)));
         row("agent alive at the end; wall time of the benchmark", agent.isAlive() + "; " + seconds(Duration.between(begin, Instant.now())));
@@ -227,20 +278,43 @@ public final class ScaleBenchmark {
         printTable();
     }
 
-    /** The spec: a Cluster, pool {@value #ROLL} of {@code rollNodes} and the rest spread over the other pools. */
+    private static final Duration QUIET = Duration.ofSeconds(10);
+
+    /** Until the agent has sent no write (anything but GET and watches) for {@link #QUIET}. */
+    private void awaitQuiet(ApiLog kube, Process agent) throws Exception {
+        long[] from = {kube.mark()};
+        Instant[] since = {Instant.now()};
+        await("the agent writes nothing for " + QUIET.toSeconds() + " s", s.timeout(), () -> {
+            long to = kube.mark();
+            boolean wrote = !kube.between(from[0], to, n -> n.path("userAgent").asText().startsWith(AGENT_USER_AGENT)
+                    && !"GET".equals(n.path("method").asText())).isEmpty();
+            from[0] = to;
+            if (wrote) {
+                since[0] = Instant.now();
+            }
+            return Duration.between(since[0], Instant.now()).compareTo(QUIET) >= 0;
+        }, agent);
+    }
+
+    /**
+     * The spec: a Cluster, the rolled pools of {@code rollNodes} each and the rest spread over the other pools. Several
+     * pools rolled: the Cluster lets that many roll at once within the cluster budget.
+     */
     private Map<String, Integer> writeSpec(Path spec) throws IOException {
         Files.createDirectories(spec.resolve("pools"));
+        String concurrency = s.rollPools() == 1 ? ""
+                : "  rollout: {concurrency: {pools: %d, maxUnavailableNodes: \"%s\"}}\n".formatted(s.rollPools(), s.clusterBudget());
         Files.writeString(spec.resolve("cluster.yaml"), """
                 apiVersion: nightshift.dev/v1alpha1
                 kind: Cluster
                 metadata: {name: %s}
                 spec:
                   kubernetes: {version: "1.31.4"}
-                """.formatted(CLUSTER));
+                """.formatted(CLUSTER) + concurrency);
         Map<String, Integer> pools = new LinkedHashMap<>();
-        pools.put(ROLL, s.rollNodes());
-        int others = s.pools() - 1;
-        int rest = s.nodes() - s.rollNodes();
+        s.rolled().forEach(name -> pools.put(name, s.rollNodes()));
+        int others = s.pools() - s.rollPools();
+        int rest = s.nodes() - s.rolledNodes();
         for (int i = 1; i <= others; i++) {
             pools.put(String.format(Locale.ROOT, "pool-%03d", i), rest / others + (i <= rest % others ? 1 : 0));
         }
@@ -265,11 +339,13 @@ public final class ScaleBenchmark {
                 """.formatted(name, CLUSTER, nodes, nodes + s.maxSurge(), s.maxSurge(), image);
     }
 
-    /** Commits the image bump of pool {@value #ROLL} in the sandbox's clone and pushes it with the real git; returns the commit. */
+    /** Commits the image bump of every rolled pool, in one commit, in the sandbox's clone and pushes it with the real git; returns the commit. */
     private String pushImageBump(Path clone) throws IOException, InterruptedException {
-        Files.writeString(clone.resolve("pools/" + ROLL + ".yaml"), poolSpec(ROLL, s.rollNodes(), NEW_IMAGE));
+        for (String pool : s.rolled()) {
+            Files.writeString(clone.resolve("pools/" + pool + ".yaml"), poolSpec(pool, s.rollNodes(), NEW_IMAGE));
+        }
         git(clone, "add", "-A");
-        git(clone, "commit", "-q", "-m", "image bump of " + ROLL);
+        git(clone, "commit", "-q", "-m", "image bump of " + String.join(", ", s.rolled()));
         git(clone, "push", "-q");
         return git(clone, "rev-parse", "HEAD").strip();
     }
@@ -308,18 +384,20 @@ public final class ScaleBenchmark {
                 && pool.path("updating").asInt() == 0 && pool.path("failed").asInt() == 0;
     }
 
-    /** The pool's entry in {@code /status} once the agent acts on {@code commit}; null before. */
-    private JsonNode pool(String agentUrl, String name, String commit) throws IOException, InterruptedException {
+    /** The rolled pools' entries in {@code /status} once the agent acts on {@code commit}; none before. */
+    private List<JsonNode> rolledPools(String agentUrl, String commit) throws IOException, InterruptedException {
         JsonNode status = status(agentUrl);
         if (status == null || !commit.equals(status.path("revision").asText())) {
-            return null;
+            return List.of();
         }
+        List<String> names = s.rolled();
+        List<JsonNode> rolled = new ArrayList<>();
         for (JsonNode p : status.path("pools")) {
-            if (name.equals(p.path("pool").asText())) {
-                return p;
+            if (names.contains(p.path("pool").asText())) {
+                rolled.add(p);
             }
         }
-        return null;
+        return rolled;
     }
 
     private JsonNode status(String agentUrl) throws IOException, InterruptedException {
@@ -345,8 +423,9 @@ public final class ScaleBenchmark {
     /** Every pod of the pools not rolled (their nodes are never in flight), by the names the sandbox gave them. */
     private List<Churn.PodRef> churnPods(Map<String, Integer> pools) {
         List<Churn.PodRef> pods = new ArrayList<>();
+        List<String> rolled = s.rolled();
         pools.forEach((pool, nodes) -> {
-            if (!pool.equals(ROLL)) {
+            if (!rolled.contains(pool)) {
                 for (int i = 1; i <= nodes; i++) {
                     for (int j = 0; j < s.podsPerNode(); j++) {
                         pods.add(new Churn.PodRef(j < BulkWorkloads.DAEMON_SETS ? BulkWorkloads.SYSTEM : BulkWorkloads.namespace(pool),
@@ -409,7 +488,7 @@ public final class ScaleBenchmark {
         return p;
     }
 
-    void stop() {
+    synchronized void stop() {
         for (Process p : processes.stream().sorted(java.util.Comparator.comparing(Process::pid).reversed()).toList()) {
             p.destroy();
             try {

@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -144,6 +145,45 @@ public final class HttpMachineProvider implements MachineProvider, ChangeNotific
     @Override
     public void nodeRegistered(String node) {
         registered.add(node);
+    }
+
+    /** Listings sent at once by {@link #listAhead}: up to 8 threads, gone after 30 s idle. */
+    private static final ThreadPoolExecutor LISTERS = listers();
+
+    private static ThreadPoolExecutor listers() {
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(8, 8, 30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "machine-api-list-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    /**
+     * The pools this pass may not use the last listing of, listed at once (8 at a time): a pass of ten pools rolling waits
+     * for about one listing, not ten. Each listing is kept as {@link #listing} would keep it; a failed one is not, and the
+     * pool's own read lists it again and reports the failure.
+     */
+    @Override
+    public void listAhead(java.util.Collection<String> pools) {
+        List<String> due = pools.stream().filter(p -> !listed.containsKey(p)).distinct().toList();
+        if (due.size() <= 1) {
+            return;
+        }
+        List<java.util.concurrent.CompletableFuture<Void>> listing = due.stream().map(p -> java.util.concurrent.CompletableFuture.runAsync(() -> {
+            Instant at = clock.instant();
+            List<ApiMachine> machines = List.copyOf(api.list(p));
+            listed.putIfAbsent(p, new Listing(machines, at));
+        }, LISTERS)).toList();
+        for (java.util.concurrent.CompletableFuture<Void> l : listing) {
+            try {
+                l.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                // Read again by the pool's own read, which reports it.
+            }
+        }
     }
 
     /** The pool's machines as the API last reported them, listed now if this reconcile may not use the last listing. */

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -55,6 +56,97 @@ class HttpMachineProviderTest {
 
         provider.refresh();
         provider.machines("web");
+        assertThat(api.calls("list")).hasSize(2);
+    }
+
+    /** Answers a listing only once {@code together} listings are waiting at once: one after another, none is ever answered. */
+    private static final class ListsTogether implements MachineApi {
+        private final RecordingMachineApi recorded = new RecordingMachineApi();
+        private final java.util.concurrent.CountDownLatch waiting;
+        private final java.util.Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        ListsTogether(int together) {
+            waiting = new java.util.concurrent.CountDownLatch(together);
+        }
+
+        @Override
+        public List<ApiMachine> list(String pool) {
+            waiting.countDown();
+            try {
+                if (!waiting.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the listings came one after another");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (failing.contains(pool)) {
+                throw new MachineApiException("GET /v1/pools/" + pool + "/machines: 503", 503, true);
+            }
+            return recorded.list(pool);
+        }
+
+        @Override
+        public ApiMachine create(String pool, String key, MachineRequest request) {
+            return recorded.create(pool, key, request);
+        }
+
+        @Override
+        public ApiMachine replace(String id, String key, MachineRequest request) {
+            return recorded.replace(id, key, request);
+        }
+
+        @Override
+        public boolean delete(String id) {
+            return recorded.delete(id);
+        }
+
+        @Override
+        public void update(String id, String key, UpdateRequest request) {
+            recorded.update(id, key, request);
+        }
+
+        @Override
+        public ApiMachine patchAnnotations(String id, Map<String, String> annotations) {
+            return recorded.patchAnnotations(id, annotations);
+        }
+    }
+
+    @Test
+    void thePoolsAPassWillReadAreListedAtOnceAndNotAgainInThatPass() {
+        ListsTogether api = new ListsTogether(3);
+        api.recorded.put(new ApiMachine("m-a", "web", "web-a", MachineState.RUNNING, T, Map.of(), null));
+        api.recorded.put(new ApiMachine("m-b", "api", "api-b", MachineState.RUNNING, T, Map.of(), null));
+        HttpMachineProvider provider = new HttpMachineProvider(api);
+
+        provider.listAhead(List.of("web", "api", "db"));
+
+        assertThat(provider.machines("web")).extracting(Machine::name).containsExactly("m-a");
+        assertThat(provider.machines("api")).extracting(Machine::name).containsExactly("m-b");
+        assertThat(provider.machines("db")).isEmpty();
+        assertThat(api.recorded.calls("list")).hasSize(3);
+    }
+
+    @Test
+    void aPoolWhoseListingFailedAheadIsListedAgainByItsOwnReadWhichReportsTheFailure() {
+        ListsTogether api = new ListsTogether(2);
+        api.failing.add("db");
+        HttpMachineProvider provider = new HttpMachineProvider(api);
+
+        provider.listAhead(List.of("web", "db"));
+
+        assertThat(provider.machines("web")).isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> provider.machines("db")).isInstanceOf(MachineApiException.class);
+    }
+
+    @Test
+    void poolsListedAlreadyInThisPassAreNotListedAhead() {
+        api.put(new ApiMachine("m-a", "web", "web-a", MachineState.RUNNING, T, Map.of(), null));
+        HttpMachineProvider provider = new HttpMachineProvider(api);
+        provider.machines("web");
+        provider.machines("api");
+
+        provider.listAhead(List.of("web", "api"));
+
         assertThat(api.calls("list")).hasSize(2);
     }
 

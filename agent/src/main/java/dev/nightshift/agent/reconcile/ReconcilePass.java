@@ -370,7 +370,10 @@ final class ReconcilePass implements Reconciler.Pass {
                 statuses.put(step.pool(), validations.validate(pool, statuses.get(step.pool()), observed, now));
                 continue;
             }
-            statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, now));
+            // At the step's own time, not the pass's start: a pass carries out steps for up to STEP_TIME, and a deletion
+            // dated back to the pass's start would let the pool's interval (or --node-interval) end that much early.
+            Instant stepAt = clock.instant();
+            statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, stepAt));
             if (step instanceof Step.DeleteMachine || step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet) {
                 // As the streak: the next batch is validated afresh (a waiver lasts one batch).
                 validations.batchStarted(step.pool());

@@ -599,6 +599,23 @@ class ReconcilePassTest {
         assertThat(paced.plan().wakeAt()).contains(NOW.plusSeconds(15));
     }
 
+    @Test
+    void aDeletionLateInAPassIsRecordedAtItsOwnTimeSoThatTheIntervalRunsFromIt() {
+        actOn(SWAP);
+        outdatedNodes(2, 1);
+        List<ObservedNode> nodes = new ArrayList<>(cluster.observed.nodes());
+        nodes.set(0, nodes.get(0).toBuilder().cordoned(true).drainStartedAt(NOW.minusSeconds(30)).drained(true).build());
+        cluster.observed = cluster.observed.withNodes(nodes);
+        stepTakes = Duration.ofMillis(300);
+
+        pass(false).run(offered(), NOW);
+
+        int deletion = executed.indexOf(executed.stream().filter(s -> s instanceof Step.DeleteMachine).findFirst().orElseThrow());
+        assertThat(deletion).as("steps before the deletion in its pass: %s", executed).isPositive();
+        assertThat(written).singleElement().satisfies(statuses -> assertThat(statuses.get("web").lastTerminationAt())
+                .contains(NOW.plus(stepTakes.multipliedBy(deletion))));
+    }
+
     /** Acts on pool web of {@link TestClusters#oneWebPool()} unless told otherwise. */
     private final class FakeAcceptance implements Acceptance {
         Optional<AcceptedSpecs.Acting> acting;

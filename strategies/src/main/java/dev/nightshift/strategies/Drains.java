@@ -38,7 +38,9 @@ final class Drains {
         if (!node.cordoned()) {
             sink.add(new Step.Cordon(node.name(), sink.pool));
         }
-        sink.add(new Step.Drain(node.name(), sink.pool));
+        // Forced deletions before the drain pass: the agent runs a pass off the reconcile's thread and a forced deletion
+        // waits for the node's running pass (both write the node's eviction counts), so one asked for after the pass it
+        // waits for never ran while every reconcile started a pass again (a pool stalled until drainTimeout).
         for (BlockedEviction blocked : node.blockedEvictions()) {
             if (force && blocked.attempts() >= mcm.maxEvictRetries()) {
                 sink.add(new Step.ForceDeletePod(node.name(), sink.pool, blocked.pod()));
@@ -46,6 +48,7 @@ final class Drains {
                 sink.blockedDrains.add(new BlockedDrain(node.name(), blocked));
             }
         }
+        sink.add(new Step.Drain(node.name(), sink.pool));
         return false;
     }
 

@@ -432,6 +432,20 @@ class RolloutPlannerTest {
     }
 
     @Test
+    void aForcedDeletionComesBeforeTheDrainPassOfItsNode() {
+        // The agent's forced deletion waits for the node's running drain pass: asked for after the pass, it never ran.
+        DesiredCluster force = cluster(pool("web", "maxSurge: 0\nmaxUnavailable: 1\nmachineControllerManager: {maxEvictRetries: 2}"));
+        ObservedNode draining = outdated(force, "web", "web-1").toBuilder().cordoned(true).drainStartedAt(T0.minusSeconds(60))
+                .blockedEvictions(List.of(new BlockedEviction("db-0", "db-pdb", 2))).build();
+
+        Plan plan = plan(force, List.of(draining), Map.of("web", validated()));
+
+        assertThat(plan.steps()).filteredOn(s -> s.target().equals("web-1"))
+                .filteredOn(s -> s instanceof Step.ForceDeletePod || s instanceof Step.Drain)
+                .extracting(s -> s.getClass().getSimpleName()).containsExactly("ForceDeletePod", "Drain");
+    }
+
+    @Test
     void withWaitABlockedEvictionIsReportedAndNeverForced() {
         DesiredCluster wait = cluster(pool("web", "maxSurge: 0\nmaxUnavailable: 1\nmachineControllerManager: {maxEvictRetries: 3, onEvictionBlocked: Wait}"));
         ObservedNode draining = outdated(wait, "web", "web-1").toBuilder().cordoned(true).drainStartedAt(T0.minus(Duration.ofHours(5)))

@@ -1,6 +1,7 @@
 package dev.nightshift.agent.health;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,7 +23,8 @@ import io.fabric8.kubernetes.api.model.Pod;
  * pool's record (data key {@code evictedWorkloads}, {@link #json}) at every pass, from which a
  * restarted agent or a new leader takes them up again ({@link #restore}): a workload that never came
  * back still fails the check after a restart, and {@code /status} still names it. A workload leaves
- * once judged available again; a pool at rest forgets them all (a later rollout starts afresh).
+ * once judged available again, by a read that came late enough after its last eviction to count it
+ * ({@link #availableAt}); a pool at rest forgets them all (a later rollout starts afresh).
  * Filled by the executor's drains (any thread), read by the reconcile's observe stage.
  */
 public final class EvictedWorkloads {
@@ -38,11 +40,18 @@ public final class EvictedWorkloads {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Each followed workload's first eviction: what the check's time runs from, and what the record keeps. */
     private final Map<String, Map<Workload, Instant>> byPool = new ConcurrentHashMap<>();
+    /** Each followed workload's last eviction, in memory only (a workload restored from a record: its first). */
+    private final Map<String, Map<Workload, Instant>> lastByPool = new ConcurrentHashMap<>();
 
     /** A pod of {@code pool}'s node was evicted at {@code at}; pods of no Deployment or StatefulSet are not followed. */
     public void evicted(String pool, Pod pod, Instant at) {
-        owner(pod).ifPresent(w -> byPool.computeIfAbsent(pool, p -> new ConcurrentHashMap<>()).putIfAbsent(w, at));
+        owner(pod).ifPresent(w -> {
+            // The last first: a reader that sees the workload followed also sees how recently it was evicted.
+            lastByPool.computeIfAbsent(pool, p -> new ConcurrentHashMap<>()).merge(w, at, (a, b) -> a.isAfter(b) ? a : b);
+            byPool.computeIfAbsent(pool, p -> new ConcurrentHashMap<>()).putIfAbsent(w, at);
+        });
     }
 
     /** The workloads still followed for {@code pool}, with when their first pod was evicted. */
@@ -50,14 +59,28 @@ public final class EvictedWorkloads {
         return Map.copyOf(byPool.getOrDefault(pool, Map.of()));
     }
 
-    /** {@code workload} is available again: no longer followed. */
-    public void available(String pool, Workload workload) {
-        Optional.ofNullable(byPool.get(pool)).ifPresent(m -> m.remove(workload));
+    /**
+     * {@code workload} was read fully available (or gone) at {@code readAt}: no longer followed, unless one of its pods
+     * was evicted less than {@code settle} before. Its controller counts an evicted pod only once it has seen the
+     * eviction; a read a moment after it can still show the workload whole, and following it no further would let a
+     * workload that never comes back pass the check.
+     */
+    public void availableAt(String pool, Workload workload, Instant readAt, Duration settle) {
+        // Atomically with an eviction a drain pass records meanwhile on its own thread.
+        Optional.ofNullable(byPool.get(pool)).ifPresent(first -> first.computeIfPresent(workload, (w, at) -> {
+            Instant last = Optional.ofNullable(lastByPool.get(pool)).map(m -> m.get(w)).filter(l -> l.isAfter(at)).orElse(at);
+            if (readAt.isBefore(last.plus(settle))) {
+                return at;
+            }
+            Optional.ofNullable(lastByPool.get(pool)).ifPresent(m -> m.remove(w));
+            return null;
+        }));
     }
 
     /** The pool is at rest (nothing outdated, no rollout recorded): nothing of it is followed any more. */
     public void forget(String pool) {
         byPool.remove(pool);
+        lastByPool.remove(pool);
     }
 
     /**
@@ -66,6 +89,7 @@ public final class EvictedWorkloads {
      */
     public void restore(Map<String, Map<Workload, Instant>> recorded) {
         byPool.clear();
+        lastByPool.clear();
         recorded.forEach((pool, workloads) -> {
             if (!workloads.isEmpty()) {
                 byPool.put(pool, new ConcurrentHashMap<>(workloads));

@@ -184,7 +184,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
     /**
      * Executes one step; the steps that make or change machines carry the pool's desired spec they were planned with.
      * A step that would change a node whose drain pass is running (its deletion, in-place update, release, a forced pod
-     * deletion) waits for the pass: it does nothing now, and the planner asks for it again from what the pass left.
+     * deletion) waits for the pass: it does nothing now, and the planner asks for it again from what the pass left. The
+     * planner asks for those before a drain of the same node, so a pass started by this reconcile holds none of them back.
      */
     public Optional<Outcome> execute(Step step) {
         if (waitsForDrain(step) && drains.running(step.target())) {

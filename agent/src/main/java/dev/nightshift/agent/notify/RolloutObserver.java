@@ -96,7 +96,9 @@ final class RolloutObserver {
         for (String name : order) {
             PoolReport p = pools.get(name);
             failure(report, p).ifPresent(why -> failing.put(name, why));
-            if (p.rolloutInProgress() && !said(commit, "pool.started/" + name)) {
+            // A pool with nothing outdated or in flight starts no rollout, though its report says UPDATING while a pass
+            // left its stamps, labels or taints for the next (an adoption of many nodes, say).
+            if (p.rolloutInProgress() && !p.fullyCurrent() && !said(commit, "pool.started/" + name)) {
                 if (!said(commit, "rollout.started")) {
                     long rolling = pools.values().stream().filter(r -> !r.fullyCurrent()).count();
                     event(out, EventType.ROLLOUT_STARTED, now, commit, Optional.empty(), "rollout.started",

@@ -298,10 +298,19 @@ final class ReconcilePass implements Reconciler.Pass {
         return new Planned(plan, guarded.reasons(), refused, failed);
     }
 
-    /** What the steps did: their outcomes, the steps carried out, and each pool's status after them. */
-    /** @param waits the pools a step of which waits for room in the fleet (the cluster's budget, a zone's repairs) */
+    /**
+     * What the steps did: their outcomes, the steps carried out, and each pool's status after them.
+     *
+     * @param waits the pools a step of which waits for room in the fleet (the cluster's budget, a zone's repairs)
+     * @param left  the pools some of whose steps this pass left for the next, its time for steps being up
+     */
     private record Executed(List<StepExecutor.Outcome> outcomes, List<Step> steps, Map<String, PoolStatus> statuses,
-                            List<StepRefusal> refusals, Map<String, FleetWait> waits) {
+                            List<StepRefusal> refusals, Map<String, FleetWait> waits, Set<String> left) {
+
+        Executed(List<StepExecutor.Outcome> outcomes, List<Step> steps, Map<String, PoolStatus> statuses,
+                 List<StepRefusal> refusals, Map<String, FleetWait> waits) {
+            this(outcomes, steps, statuses, refusals, waits, Set.of());
+        }
     }
 
     /** Guard and execute: each step, in the plan's order, checked at that moment and then carried out. */
@@ -326,12 +335,14 @@ final class ReconcilePass implements Reconciler.Pass {
         Instant stopStarting = now.plus(STEP_TIME);
         int carriedOut = 0;
         List<Step> steps = plan.steps();
+        Set<String> left = new HashSet<>();
         for (int i = 0; i < steps.size(); i++) {
             Step step = steps.get(i);
             // Past its time, the pass leaves the rest to the next one, asked for at once: it plans them again from what is
             // observed then. Before the guard is asked, so that no step left here was counted as started.
             if (carriedOut > 0 && !clock.instant().isBefore(stopStarting)) {
                 stepsLeft = steps.size() - i;
+                steps.subList(i, steps.size()).forEach(s -> left.add(s.pool()));
                 LOG.debug("{} step(s) left for the next pass after {} carried out", stepsLeft, carriedOut);
                 break;
             }
@@ -359,7 +370,10 @@ final class ReconcilePass implements Reconciler.Pass {
                 statuses.put(step.pool(), validations.validate(pool, statuses.get(step.pool()), observed, now));
                 continue;
             }
-            statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, now));
+            // At the step's own time, not the pass's start: a pass carries out steps for up to STEP_TIME, and a deletion
+            // dated back to the pass's start would let the pool's interval (or --node-interval) end that much early.
+            Instant stepAt = clock.instant();
+            statuses.computeIfPresent(step.pool(), (k, s) -> ValidationStreak.afterStep(s, step, stepAt));
             if (step instanceof Step.DeleteMachine || step instanceof Step.UpdateInPlace || step instanceof Step.RestartKubelet) {
                 // As the streak: the next batch is validated afresh (a waiver lasts one batch).
                 validations.batchStarted(step.pool());
@@ -375,7 +389,7 @@ final class ReconcilePass implements Reconciler.Pass {
             executed.add(step);
         }
         logNew(refusals);
-        return new Executed(outcomes, executed, statuses, refusals, waits);
+        return new Executed(outcomes, executed, statuses, refusals, waits, left);
     }
 
     private static String shortCommit(String commit) {
@@ -408,8 +422,10 @@ final class ReconcilePass implements Reconciler.Pass {
         List<ReconcileReport.UpdateFailure> failures = observed.nodes().stream().filter(n -> n.inPlaceFailed())
                 .map(n -> new ReconcileReport.UpdateFailure(n.pool(), n.name(), cluster.inPlaceFailure(n.name()).orElse(null)))
                 .sorted(Comparator.comparing(ReconcileReport.UpdateFailure::node)).toList();
-        // Why each pool waits: its turn (the planner's), else room in the cluster (the guard stage's).
-        Plan plan = planned.plan().withWaits(executed.waits());
+        // Why each pool waits: its turn (the planner's), else room in the cluster (the guard stage's). A pool whose steps
+        // this pass left is not reported current before they are done: a user, `rolling-update` or the demo would take
+        // it for finished while its adoption's stamps, say, are still to be written.
+        Plan plan = planned.plan().withWaits(executed.waits()).withStepsLeft(executed.left());
         return new ReconcileReport(now, acting.commit(), window, plan, executed.outcomes(), acceptance.rejected(), notices,
                 overdue(plan, now), finished.updates(), finished.drains(), Duration.between(now, clock.instant()),
                 Optional.empty(), acceptance.targets(), failures, eta.estimate(desired, plan, durations::of, now), executed.refusals(),

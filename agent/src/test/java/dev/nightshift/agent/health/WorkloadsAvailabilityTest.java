@@ -74,6 +74,51 @@ class WorkloadsAvailabilityTest {
     }
 
     @Test
+    void aWorkloadReadWholeRightAfterItsEvictionIsStillFollowed() {
+        // Its controller has not counted the evicted pod yet: the read cannot tell that it came back.
+        evicted.evicted("web", ofReplicaSet("shop-7d9f-abc", "shop-7d9f", "7d9f"), T0);
+        replicas.put(SHOP, new int[] {3, 3});
+
+        assertThat(check.judge("web", BACK, T0.plusMillis(50))).isEqualTo(HealthVerdict.PASSING);
+        assertThat(evicted.of("web")).containsOnlyKeys(SHOP);
+        replicas.put(SHOP, new int[] {2, 3});
+        assertThat(check.judge("web", BACK, T0.plus(Duration.ofMinutes(5))))
+                .isEqualTo(new HealthVerdict.Failing("back", "apps/Deployment/shop 2/3 available after 5m", "available within 5m"));
+    }
+
+    @Test
+    void aWorkloadIsJudgedBackOnlyByAReadWellAfterItsLastEviction() {
+        evicted.evicted("web", ofReplicaSet("shop-7d9f-abc", "shop-7d9f", "7d9f"), T0);
+        evicted.evicted("web", ofReplicaSet("shop-7d9f-def", "shop-7d9f", "7d9f"), T0.plusSeconds(10));
+        replicas.put(SHOP, new int[] {3, 3});
+
+        check.judge("web", BACK, T0.plusSeconds(12));
+        assertThat(evicted.of("web")).as("2 s after its second eviction").containsEntry(SHOP, T0);
+        check.judge("web", BACK, T0.plusSeconds(10).plus(WorkloadsAvailability.SETTLE));
+        assertThat(evicted.of("web")).as("%s after it", WorkloadsAvailability.SETTLE).isEmpty();
+    }
+
+    @Test
+    void aCheckShorterThanTheSettlingTimeJudgesAWorkloadReadWholeTooSoonAtItsEnd() {
+        HealthCheck.WorkloadsAvailable quick = new HealthCheck.WorkloadsAvailable("back", Duration.ofSeconds(3));
+        evicted.evicted("web", ofReplicaSet("shop-7d9f-abc", "shop-7d9f", "7d9f"), T0);
+        replicas.put(SHOP, new int[] {6, 6});
+
+        assertThat(check.judge("web", quick, T0.plusMillis(53))).isEqualTo(HealthVerdict.PASSING);
+        replicas.put(SHOP, new int[] {4, 6});
+        assertThat(check.judge("web", quick, T0.plusSeconds(3)))
+                .isEqualTo(new HealthVerdict.Failing("back", "apps/Deployment/shop 4/6 available after 3s", "available within 3s"));
+    }
+
+    @Test
+    void aWorkloadThatNoLongerExistsIsNoLongerFollowed() {
+        evicted.evicted("web", ofStatefulSet("db-0", "db"), T0);
+
+        assertThat(check.judge("web", BACK, T0.plusMillis(50))).isEqualTo(HealthVerdict.PASSING);
+        assertThat(evicted.of("web")).isEmpty();
+    }
+
+    @Test
     void anotherPoolsEvictionsDoNotCount() {
         evicted.evicted("batch", ofStatefulSet("db-0", "db"), T0);
         replicas.put(DB, new int[] {0, 3});

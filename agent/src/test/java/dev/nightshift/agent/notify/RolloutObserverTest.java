@@ -53,6 +53,16 @@ class RolloutObserverTest {
     }
 
     @Test
+    void aPoolWhoseStampsAPassLeftForTheNextStartsNoRollout() {
+        // An adoption of many nodes cut by the pass's time for steps: UPDATING, with nothing outdated or in flight.
+        List<String> cut = said(observer.observe(report(T0, C1, pool("a", 2, 2, 0).withStepsLeft()), Optional.empty()));
+        List<String> done = said(observer.observe(report(T0.plusSeconds(1), C1, pool("a", 2, 2, 0)), Optional.empty()));
+
+        assertThat(cut).containsExactly("status SUCCESS 1/1 pools current");
+        assertThat(done).isEmpty();
+    }
+
+    @Test
     void progressIsToldAtMostOnceAMinutePerPool() {
         observer.observe(report(T0, C1, pool("a", 10, 0, 1)), Optional.empty());
         List<String> within = said(observer.observe(report(T0.plusSeconds(30), C1, pool("a", 10, 1, 1)), Optional.empty()));

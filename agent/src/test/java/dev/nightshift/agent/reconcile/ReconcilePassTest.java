@@ -34,6 +34,7 @@ import dev.nightshift.strategies.model.ObservedCluster;
 import dev.nightshift.strategies.model.ObservedNode;
 import dev.nightshift.strategies.model.PoolStatus;
 import dev.nightshift.strategies.plan.PoolReport;
+import dev.nightshift.strategies.plan.PoolPhase;
 import dev.nightshift.strategies.plan.Step;
 
 /**
@@ -132,6 +133,13 @@ class ReconcilePassTest {
                 Map.of("web", PoolStatus.NEW.withValidationStreak(streak)));
     }
 
+    /** {@code n} Ready nodes of pool web that Nightshift never stamped: adopted. */
+    private void unstampedNodes(int n) {
+        List<ObservedNode> nodes = IntStream.rangeClosed(1, n).mapToObj(i -> ObservedNode.ready("web-" + i, "web", NOW.minusSeconds(3600))
+                .toBuilder().managedLabels(WEB.labels()).build()).toList();
+        cluster.observed = new ObservedCluster(nodes, true, MaintenanceState.OPEN, Map.of("web", PoolStatus.NEW));
+    }
+
     private SpecRevision offered() {
         return new SpecRevision("abc123", null, NOW);
     }
@@ -200,6 +208,25 @@ class ReconcilePassTest {
         assertThat(executed).hasSize(2);
         assertThat(report.outcomes()).hasSize(2);
         assertThat(pass.stepsLeft()).isEqualTo(steps.size() - steps.indexOf(executed.get(1)) - 1);
+    }
+
+    @Test
+    void aPoolWhoseAdoptionAPassLeftUnfinishedIsNotReportedCurrent() {
+        unstampedNodes(4);
+        stepTakes = ReconcilePass.STEP_TIME.dividedBy(2);
+
+        ReconcileReport cut = pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(cut.plan().steps()).as("stamps to write").filteredOn(st -> st instanceof Step.Stamp).hasSize(4);
+        assertThat(executed).hasSize(2);
+        assertThat(cut.plan().report("web").phase()).as("stamps left for the next pass").isEqualTo(PoolPhase.UPDATING);
+        assertThat(cut.plan().report("web").fullyCurrent()).as("nothing outdated or in flight").isTrue();
+
+        executed.clear();
+        stepTakes = Duration.ZERO;
+        ReconcileReport whole = pass(false).run(offered(), clockNow).orElseThrow();
+        assertThat(executed).hasSize(whole.plan().steps().size());
+        assertThat(whole.plan().report("web").phase()).as("every step carried out").isEqualTo(PoolPhase.CURRENT);
     }
 
     @Test
@@ -538,6 +565,23 @@ class ReconcilePassTest {
         assertThat(agent).as("the pool's own interval (0s) is over").anyMatch(DisruptionGuardSteps::disruptive);
         assertThat(executed).as("--node-interval 20s, 5 s after the last deletion").noneMatch(DisruptionGuardSteps::disruptive);
         assertThat(paced.plan().wakeAt()).contains(NOW.plusSeconds(15));
+    }
+
+    @Test
+    void aDeletionLateInAPassIsRecordedAtItsOwnTimeSoThatTheIntervalRunsFromIt() {
+        actOn(SWAP);
+        outdatedNodes(2, 1);
+        List<ObservedNode> nodes = new ArrayList<>(cluster.observed.nodes());
+        nodes.set(0, nodes.get(0).toBuilder().cordoned(true).drainStartedAt(NOW.minusSeconds(30)).drained(true).build());
+        cluster.observed = cluster.observed.withNodes(nodes);
+        stepTakes = Duration.ofMillis(300);
+
+        pass(false).run(offered(), NOW);
+
+        int deletion = executed.indexOf(executed.stream().filter(s -> s instanceof Step.DeleteMachine).findFirst().orElseThrow());
+        assertThat(deletion).as("steps before the deletion in its pass: %s", executed).isPositive();
+        assertThat(written).singleElement().satisfies(statuses -> assertThat(statuses.get("web").lastTerminationAt())
+                .contains(NOW.plus(stepTakes.multipliedBy(deletion))));
     }
 
     /** Acts on pool web of {@link TestClusters#oneWebPool()} unless told otherwise. */

@@ -63,6 +63,15 @@ public record Plan(List<PoolPlan> pools, Optional<Instant> wakeAt) {
                 ? new PoolPlan(p.pool(), p.steps(), p.report().withWaitingFor(Optional.of(waits.get(p.pool())))) : p).toList(), wakeAt);
     }
 
+    /** The same plan with the named pools' reports saying that a pass left some of their steps ({@link PoolReport#withStepsLeft}). */
+    public Plan withStepsLeft(Set<String> left) {
+        if (left.isEmpty()) {
+            return this;
+        }
+        return new Plan(pools.stream().map(p -> left.contains(p.pool()) ? new PoolPlan(p.pool(), p.steps(), p.report().withStepsLeft())
+                : p).toList(), wakeAt);
+    }
+
     /**
      * The same plan with the named pools held: their steps dropped, their reports saying why
      * (a machine provider that refuses the pool's backing objects).

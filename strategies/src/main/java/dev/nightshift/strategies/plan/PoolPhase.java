@@ -4,7 +4,10 @@ package dev.nightshift.strategies.plan;
 public enum PoolPhase {
     /** Every node runs the desired spec. */
     CURRENT,
-    /** Nodes are being replaced or updated. */
+    /**
+     * Nodes are being replaced or updated; in the agent's report also a pool otherwise current whose stamps, labels or
+     * taints a pass left for the next (its time for steps was up).
+     */
     UPDATING,
     /** Kubelets are being restarted. */
     RESTARTING_KUBELETS,

@@ -85,6 +85,17 @@ public record PoolReport(
     public record BlockedDrain(String node, BlockedEviction eviction) {
     }
 
+    /**
+     * This report once a pass carried out only some of the pool's steps (its time for steps was up): a pool reported
+     * {@link PoolPhase#CURRENT} is {@link PoolPhase#UPDATING} until its stamps, labels and taints are all written; any
+     * other phase stays.
+     */
+    public PoolReport withStepsLeft() {
+        return phase != PoolPhase.CURRENT ? this : new PoolReport(pool, PoolPhase.UPDATING, pendingAction, count, current, outdated,
+                updating, failed, resolvedMaxSurge, resolvedMaxUnavailable, progressing, progressReason, adopted, awaitingSelection,
+                blockedDrains, status, unhealthyNodes, failedNodes, waitingFor);
+    }
+
     /** This report of a pool nothing is done to, for {@code reason}: not progressing, and saying why. */
     public PoolReport held(String reason) {
         return new PoolReport(pool, phase, pendingAction, count, current, outdated, updating, failed, resolvedMaxSurge,

@@ -52,7 +52,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
  * it runs with) does a whole life in the embedded cluster: adopts two pools, rolls an image bump with
  * drains (evictions allowed, of a Deployment's and a StatefulSet's pods that the pool's {@code workloadsAvailable} check
  * then reads, and one refused by a PodDisruptionBudget until the pod is force-deleted),
- * writes the pools' status ConfigMaps, records on each replaced node why (counted again when its
+ * writes the pools' status ConfigMaps (one of them changed by another client meanwhile, so read again after a 409),
+ * records on each replaced node why (counted again when its
  * machine goes), reports an invalid commit as an Event, and counts it again after a restart. Every request the agent made is then checked against the rules the manifests
  * bind to the Deployment's ServiceAccount, and every verb the rules grant must have been used.
  *
@@ -64,6 +65,7 @@ class RbacIT {
 
     private static final String AGENT = "nightshift-agent-under-rbac-test";
     private static final String NS = Agent.NAMESPACE;
+    private static final String RECORDS = "/api/v1/namespaces/" + NS + "/configmaps";
     /** Granted on purpose although this scenario does not use them, each with its reason. */
     private static final Map<String, String> UNUSED_ON_PURPOSE = Map.of();
 
@@ -167,6 +169,10 @@ class RbacIT {
                         && test.configMaps().inNamespace(NS).withLabel(PoolStatusRecords.LABEL).list().getItems().size() == 2);
                 String webAdopted = hash(nodes(test, "web").get(0));
                 String dbAdopted = hash(nodes(test, "db").get(0));
+                // Another client's write to web's record (as `nightshift pause` writes its annotation) lands between the
+                // agent's observation of the record and its next patch: that patch meets a 409, and the record is read.
+                kube.changeBeforeNext("PATCH", RECORDS + "/" + PoolStatusRecords.name("web"), "",
+                        "{\"metadata\": {\"annotations\": {\"example.com/touched\": \"yes\"}}}");
 
                 work.write("pools/web.yaml", web("1632.0.0"));
                 work.write("pools/db.yaml", db("1632.0.0"));
@@ -275,6 +281,8 @@ class RbacIT {
                 && r.succeeded());
         expected.put("a status record created", r -> r.method().equals("POST") && r.resourcePath().equals(records));
         expected.put("a status record changed", r -> r.method().equals("PATCH") && r.resourcePath().startsWith(records + "/"));
+        expected.put("a status record read after its patch met someone else's write (409)", r -> r.method().equals("GET")
+                && r.resourcePath().equals(records + "/" + PoolStatusRecords.name("web")) && r.status() == 200);
         expected.put("the API server's version", r -> r.resourcePath().equals("/version"));
         expected.put("the evicted pod's Deployment read (workloadsAvailable)", r -> r.method().equals("GET")
                 && r.resourcePath().equals("/apis/apps/v1/namespaces/shop/deployments/web") && r.status() == 200);

@@ -165,8 +165,9 @@ public final class ScaleBenchmark {
         row("agent ready (from start)", seconds(Duration.between(starting, Instant.now())));
         await("every pool reconciled with its nodes", s.timeout(), () -> allReconciled(agentUrl, pools, null), agent);
         row("every pool reconciled, right node counts in /status (from start)", seconds(Duration.between(starting, Instant.now())));
-        // Reconciles cut short (a pass starts no step after 1 s) report every pool current while the adoption's label
-        // propagations still go on: steady state is once the agent has written nothing for a while.
+        // Reconciles cut short (a pass starts no step after 1 s) report every pool's nodes current (its phase UPDATING)
+        // while the adoption's label propagations still go on, and Events are written after the passes that recorded
+        // them: steady state is once the agent has written nothing for a while.
         ApiLog kube = new ApiLog(kubeRequests);
         awaitQuiet(kube, agent);
         row("agent quiet: no write for " + QUIET.toSeconds() + " s (from start)", seconds(Duration.between(starting, Instant.now())));

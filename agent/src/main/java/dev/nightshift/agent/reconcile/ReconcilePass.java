@@ -52,7 +52,7 @@ final class ReconcilePass implements Reconciler.Pass {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReconcilePass.class);
     /**
-     * How long a pass starts new steps for, from its start; it carries out at least one. Ten pools rolling at once made
+     * How long a pass starts new steps for, from its first step; it carries out at least one. Ten pools rolling at once made
      * passes of hundreds of writes (every outdated node tainted, every stand-in's partner cordoned), each pass minutes long
      * against a busy API server, and whatever happened meanwhile (a new commit, a pause, a halt, a node failing) waited
      * for it. Steps left are planned again by the next pass, asked for at once: the rollout goes as fast as the API server
@@ -332,7 +332,9 @@ final class ReconcilePass implements Reconciler.Pass {
         Map<String, DesiredPool> byName = new HashMap<>();
         desired.pools().forEach(p -> byName.put(p.name(), p));
         StepGuard perPass = guards.forPass(desired, observed, now);
-        Instant stopStarting = now.plus(STEP_TIME);
+        // From the first step, not the pass's start: an observe that took seconds (a machine API answering slowly) would
+        // leave every pass its one first step (the 10-pool scale run: "1 step(s), 118 left", pass after pass).
+        Instant stopStarting = clock.instant().plus(STEP_TIME);
         int carriedOut = 0;
         List<Step> steps = plan.steps();
         Set<String> left = new HashSet<>();

@@ -230,6 +230,18 @@ class ReconcilePassTest {
     }
 
     @Test
+    void aSlowObserveLeavesThePassItsTimeForSteps() {
+        outdatedNodes(3, 1);
+        stepTakes = ReconcilePass.STEP_TIME.dividedBy(2);
+        // The pass started at NOW; its observe and plan took ten seconds (a machine API answering slowly).
+        clockNow = NOW.plusSeconds(10);
+
+        pass(false).run(offered(), NOW).orElseThrow();
+
+        assertThat(executed).as("a second of steps from the first, not one step").hasSize(2);
+    }
+
+    @Test
     void aPassWhoseFirstStepOutlastsItsTimeStillCarriesItOut() {
         outdatedNodes(3, 1);
         stepTakes = ReconcilePass.STEP_TIME.multipliedBy(5);

@@ -512,6 +512,11 @@ public final class ClusterObserver implements AutoCloseable {
         if (m.deleting()) {
             b.terminating(true);
         }
+        // Current, and still to leave in its stand-in's favour: replaced as a node marked needs-update would be, and the
+        // stand-in keeps standing in for it (never a member beside it), so the pool ends at its size.
+        if (m.leaving()) {
+            b.needsUpdate(true);
+        }
         if (m.healthCheckFailed()) {
             b.readySince(null);
         }

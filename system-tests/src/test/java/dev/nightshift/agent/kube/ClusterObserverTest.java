@@ -232,6 +232,24 @@ class ClusterObserverTest {
     }
 
     @Test
+    void aMachineTheProviderReportsLeavingIsReadAsMarkedNeedsUpdateThoughItsNodeIsAtTheDesiredHashes() throws Exception {
+        // Cluster API: a lost partner's stand-in stands in for this current Machine, one too many; it is to leave drained.
+        Machine leaving = new Machine(NODE, POOL, NOW, NEW, NEW, Optional.empty(), true, Optional.of(NODE), false, false, 0, true);
+        try (ClusterObserver observer = new ClusterObserver(seam.kube.client(), "nightshift-system",
+                listing(pool -> pool.equals(POOL) ? List.of(leaving) : List.of()), () -> { }, Clock.fixed(NOW, ZoneOffset.UTC))) {
+            observer.start();
+            await().until(() -> observer.node(NODE).isPresent());
+
+            ObservedNode observed = observer.observe(dev.nightshift.strategies.model.MaintenanceState.OPEN, true, java.util.Set.of(POOL))
+                    .nodes().stream().filter(n -> n.name().equals(NODE)).findFirst().orElseThrow();
+
+            assertThat(observed.needsUpdate()).isTrue();
+            assertThat(NodeMarks.labels(observer.node(NODE).orElseThrow())).as("nothing is written to the node")
+                    .doesNotContainKey(NodeMarks.NEEDS_UPDATE);
+        }
+    }
+
+    @Test
     void aNodeChangeThatMattersTellsTheProviderItsPoolAndAHeartbeatDoesNot() throws Exception {
         seam.edit(n -> n.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
                 .withType("Ready").withStatus("True").withLastHeartbeatTime("2026-03-01T09:00:00Z").build())));

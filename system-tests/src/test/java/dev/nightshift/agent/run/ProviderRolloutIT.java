@@ -368,6 +368,52 @@ class ProviderRolloutIT {
         assertThat(md.at("/spec/replicas").asInt()).as("the MachineDeployment at the pool's size").isEqualTo(NODES);
     }
 
+    /**
+     * Cluster API, long-profile seed 36: every old Machine has a stand-in ({@code maxSurge} as large as the pool, in one
+     * wave) when a partner's Machine is deleted behind the agent's back. No outdated Machine is left to give its stand-in
+     * to, so it stands in for a registered Machine of the current MachineSet (Cluster API's replacement of the lost one),
+     * which is drained and leaves by a lowering once the old MachineSet is empty: the pool ends at its size, not one larger.
+     */
+    @org.junit.jupiter.api.Test
+    void aStandInWhosePartnerIsLostWhenEveryOldMachineHasOneStandsInForACurrentMachineAndThePoolKeepsItsSize() throws Exception {
+        Limits limits = new Limits(NODES, NODES, 0);
+        String oneWave = "  rollout: {waves: [\"100%\"]}\n";
+        Start start = adopted(RolloutBackend.CLUSTER_API, pool("1631.0.0", NODES, 0) + oneWave);
+        budget(0);
+
+        push(pool("1632.0.0", NODES, 0) + oneWave, "image bump");
+        Node partner = await("every partner draining, each stand-in Ready").atMost(ROLLOUT).pollInterval(Duration.ofMillis(50)).until(() -> {
+            Set<String> standingIn = h.nodes(POOL).stream().filter(n -> !annotation(n, NodeMarks.SURGE_FOR).isEmpty())
+                    .filter(n -> n.getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Ready")
+                            && c.getStatus().equals("True"))).map(n -> annotation(n, NodeMarks.SURGE_FOR)).collect(Collectors.toSet());
+            List<Node> draining = h.nodes(POOL).stream().filter(n -> standingIn.contains(n.getMetadata().getName())
+                    && !annotation(n, NodeMarks.DRAIN_STARTED_AT).isEmpty()).sorted(java.util.Comparator.comparing(n -> n.getMetadata().getName()))
+                    .toList();
+            return draining.size() == NODES ? draining.get(0) : null;
+        }, n -> n != null);
+        String lost = partner.getMetadata().getName();
+        var machine = h.kube.client().genericKubernetesResources(dev.nightshift.sandbox.capi.ClusterApiResources.MACHINES)
+                .inNamespace(dev.nightshift.sandbox.embedded.EmbeddedKubernetes.NAMESPACE).withName(annotation(partner, "cluster.x-k8s.io/machine"));
+        machine.edit(m -> {
+            m.getMetadata().getAnnotations().put("machine.cluster.x-k8s.io/exclude-node-draining", "true");
+            return m;
+        });
+        machine.delete();
+        await("the lost partner's node gone").atMost(ROLLOUT).until(() -> h.kube.client().nodes().withName(lost).get() == null);
+        budget(1);
+
+        try {
+            await("the rollout's end").atMost(ROLLOUT).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> RolloutInvariants.assertRolledOut(h, POOL, limits, start));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(e.getMessage() + "\nthe agent's /status: " + h.agent.status(), e);
+        }
+        RolloutInvariants.assertHeld(h, POOL, limits, start, Set.of(lost));
+        JsonNode md = JSON.valueToTree(h.kube.client().genericKubernetesResources(dev.nightshift.sandbox.capi.ClusterApiResources.MACHINE_DEPLOYMENTS)
+                .inNamespace(dev.nightshift.sandbox.embedded.EmbeddedKubernetes.NAMESPACE).list().getItems().get(0));
+        assertThat(md.at("/spec/replicas").asInt()).as("the MachineDeployment at the pool's size").isEqualTo(NODES);
+    }
+
     private void budget(int maxUnavailable) {
         h.kube.client().policy().v1().podDisruptionBudget().inNamespace(DemoWorkloads.NAMESPACE).withName("app").edit(pdb -> {
             pdb.getSpec().setMaxUnavailable(new io.fabric8.kubernetes.api.model.IntOrString(maxUnavailable));

@@ -297,6 +297,9 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
             Optional<GenericKubernetesResource> candidate = alive.stream()
                     .filter(m -> !byMachine.containsKey(m.getMetadata().getName()) && annotation(m, NodeMarks.SURGE_FOR) == null)
                     .filter(m -> Objects.equals(current, label(m, ClusterApi.SET_NAME_LABEL)))
+                    // A partner (a current Machine a lost partner's stand-in was given to) never answers a request too.
+                    .filter(m -> !requests.partners().containsKey(nodeName(m).orElse(m.getMetadata().getName()))
+                            && !requests.partners().containsKey(m.getMetadata().getName()))
                     .filter(m -> !created(m).isBefore(request.getValue().minusSeconds(1)))
                     .findFirst();
             if (candidate.isEmpty()) {
@@ -366,6 +369,7 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         TemplateHashes believed = templateHashes(p);
         Map<String, Map<String, String>> inferred = siblingHashes(p);
         Map<String, String> given = givenPartners(p);
+        Set<String> leaving = leavingMembers(p, given);
         List<Machine> result = new ArrayList<>();
         for (GenericKubernetesResource m : p.machines()) {
             Map<String, String> a = inferred.getOrDefault(m.getMetadata().getName(), annotations(m));
@@ -375,7 +379,7 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
                     NodeMarks.kubeletHash(a).orElse(null),
                     Optional.ofNullable(p.pairing().get(m.getMetadata().getName())).map(partner -> given.getOrDefault(partner, partner)),
                     node.isPresent(), node, m.getMetadata().getDeletionTimestamp() != null, healthCheckFailed(m),
-                    p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL))));
+                    p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL)), leaving.contains(m.getMetadata().getName())));
         }
         // Asked for and not created yet: they count as surge in flight, so the planner does not ask again.
         Set<String> answered = new HashSet<>(p.pairing().values());
@@ -521,7 +525,9 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         if (machine.getMetadata().getDeletionTimestamp() != null) {
             return Deletion.started("machine " + machineName + " is already being deleted");
         }
-        boolean partnerLeaving = !replace && p.requests().partners().containsKey(name);
+        // Given a lost partner's stand-in and not written down yet (settle writes it): it leaves as a partner all the same.
+        Map<String, String> given = givenPartners(p);
+        boolean partnerLeaving = !replace && (p.requests().partners().containsKey(name) || given.containsValue(name));
         if (!partnerLeaving && annotation(machine, ClusterApi.DELETE_MACHINE_ANNOTATION) != null) {
             // Its replicas were lowered for it: its MachineSet removes it; deleting it as well would be a second removal.
             return Deletion.started("machine " + machineName + " of " + name + " is already leaving its MachineSet");
@@ -607,6 +613,11 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         annotateMachine(machineName, Map.of(ClusterApi.DELETE_MACHINE_ANNOTATION, "true",
                 ClusterApi.EXCLUDE_NODE_DRAINING_ANNOTATION, "true"));
         SurgeRequests requests = p.requests().without(name);
+        for (Map.Entry<String, String> e : given.entrySet()) {
+            if (e.getValue().equals(name)) {
+                requests = requests.without(e.getKey());
+            }
+        }
         ObjectNode patch = JSON.createObjectNode();
         ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
         annotations.put(SurgeRequests.DESIRED_REPLICAS, Integer.toString(p.desiredReplicas()));
@@ -740,9 +751,16 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
      * never changes here: lowering it would let Cluster API remove an undrained Machine of the oldest
      * MachineSet.
      *
-     * <p>Where no such Machine is left (the lost partner was the last outdated one), or the stand-in is
-     * outdated itself (a second change), the stand-in stays as a member and the pool's recorded size
-     * grows by one, said in a warning: a larger pool, never an undrained removal.
+     * <p>Where no outdated Machine is free (every one has a stand-in: {@code maxSurge} as large as the
+     * pool), the stand-in is given to a registered Machine of the current MachineSet that stands in for
+     * no one (Cluster API's replacement of the lost one, once it joined), reported {@linkplain
+     * Machine#leaving leaving}: drained, it leaves by a lowering once the old MachineSets are empty
+     * (only then does the current one shrink first), and the pool ends at its size (long-profile seed
+     * 36 ended one larger). Until such a Machine joined, nothing is written: the request keeps
+     * {@code spec.replicas} at the pool's size plus the surge, so Cluster API's replacement comes.
+     *
+     * <p>Where the stand-in is outdated itself (a second change), it stays as a member and the pool's
+     * recorded size grows by one, said in a warning: a larger pool, never an undrained removal.
      */
     private void forgetVanishedPartners(Pool p) {
         List<String> vanished = vanishedPartners(p);
@@ -756,12 +774,17 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         List<String> kept = new ArrayList<>();
         for (String partner : vanished) {
             Instant asked = requests.partners().get(partner);
-            requests = requests.without(partner);
             if (given.containsKey(partner)) {
-                requests = requests.with(given.get(partner), asked);
-            } else {
+                requests = requests.without(partner).with(given.get(partner), asked);
+            } else if (!standInCurrent(p, standInOf.get(partner))) {
+                requests = requests.without(partner);
                 kept.add(partner);
             }
+        }
+        if (given.isEmpty() && kept.isEmpty()) {
+            LOG.debug("MachineDeployment {}: the Machines of {} went without Nightshift; their stand-ins wait for a Machine to stand in for",
+                    p.md().getMetadata().getName(), vanished);
+            return;
         }
         ObjectNode patch = JSON.createObjectNode();
         ObjectNode annotations = patch.putObject("metadata").putObject("annotations");
@@ -804,37 +827,76 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         }
         Map<String, String> standInOf = new HashMap<>();
         p.pairing().forEach((machine, partner) -> standInOf.put(partner, machine));
-        String current = p.sets().current().orElse(null);
         java.util.Iterator<String> candidates = newPartnerCandidates(p).iterator();
         Map<String, String> given = new LinkedHashMap<>();
         for (String partner : vanished) {
-            String standIn = standInOf.get(partner);
-            boolean standInCurrent = standIn == null || p.machines().stream().filter(m -> m.getMetadata().getName().equals(standIn))
-                    .anyMatch(m -> Objects.equals(current, label(m, ClusterApi.SET_NAME_LABEL)));
-            if (standInCurrent && candidates.hasNext()) {
+            if (standInCurrent(p, standInOf.get(partner)) && candidates.hasNext()) {
                 given.put(partner, candidates.next());
             }
         }
         return given;
     }
 
+    /** The stand-in is of the current MachineSet, or not created yet (it will be): not outdated by a second change. */
+    private static boolean standInCurrent(Pool p, String standIn) {
+        String current = p.sets().current().orElse(null);
+        return standIn == null || p.machines().stream().filter(m -> m.getMetadata().getName().equals(standIn))
+                .anyMatch(m -> Objects.equals(current, label(m, ClusterApi.SET_NAME_LABEL)));
+    }
+
+    /**
+     * The registered Machines of the current MachineSet that a stand-in of the current MachineSet stands in for (given,
+     * or written down): at the desired spec, and one too many, so they are to leave drained ({@link Machine#leaving}).
+     * A stand-in of an old MachineSet (a roll back) leaves instead, as any outdated surge machine does. And those
+     * Nightshift lowered replicas for and Cluster API has not removed yet: their request is gone with the lowering, and
+     * read as current again, their node would be uncordoned the moment before it goes.
+     */
+    private static Set<String> leavingMembers(Pool p, Map<String, String> given) {
+        String current = p.sets().current().orElse(null);
+        Set<String> lowered = leaving(p.md());
+        Set<String> leaving = new HashSet<>();
+        p.machines().stream().filter(m -> lowered.contains(m.getMetadata().getName()) && nodeName(m).isPresent()
+                        && annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) != null && Objects.equals(current, label(m, ClusterApi.SET_NAME_LABEL)))
+                .forEach(m -> leaving.add(m.getMetadata().getName()));
+        p.pairing().forEach((standIn, partner) -> {
+            if (!standInCurrent(p, standIn)) {
+                return;
+            }
+            p.machineOf(given.getOrDefault(partner, partner))
+                    .filter(m -> nodeName(m).isPresent() && Objects.equals(current, label(m, ClusterApi.SET_NAME_LABEL)))
+                    .ifPresent(m -> leaving.add(m.getMetadata().getName()));
+        });
+        return leaving;
+    }
+
     /**
      * The Machines a stand-in whose partner vanished can be given to, by node (or Machine, before it joined) name: live
-     * Machines of an old MachineSet, not marked to leave, not a partner or a stand-in already, in removal order (only a
-     * Machine of the MachineSet that shrinks first can leave by a lowering), the registered ones first, then by name.
+     * Machines not marked to leave, not a partner or a stand-in already. First those of an old MachineSet, in removal
+     * order (only a Machine of the MachineSet that shrinks first can leave by a lowering), the registered ones first,
+     * then by name; then the registered ones of the current MachineSet, oldest first (drained, they leave once the old
+     * MachineSets are empty). One of the current MachineSet that has not joined is never given: it could not be drained,
+     * and deleted before it joined, Cluster API would make another in its place.
      */
     private static List<String> newPartnerCandidates(Pool p) {
         String current = p.sets().current().orElse(null);
+        if (current == null) {
+            return List.of();
+        }
         Set<String> standIns = p.pairing().keySet();
-        return p.machines().stream()
+        List<GenericKubernetesResource> free = p.machines().stream()
                 .filter(m -> m.getMetadata().getDeletionTimestamp() == null && annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) == null)
-                .filter(m -> current != null && !current.equals(label(m, ClusterApi.SET_NAME_LABEL)))
                 .filter(m -> !standIns.contains(m.getMetadata().getName()))
                 .filter(m -> !p.requests().partners().containsKey(nodeName(m).orElse(m.getMetadata().getName()))
                         && !p.requests().partners().containsKey(m.getMetadata().getName()))
+                .toList();
+        Stream<String> old = free.stream().filter(m -> !current.equals(label(m, ClusterApi.SET_NAME_LABEL)))
                 .sorted(Comparator.comparingInt((GenericKubernetesResource m) -> p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL)))
                         .thenComparing(m -> nodeName(m).isEmpty()).thenComparing(m -> m.getMetadata().getName()))
-                .map(m -> nodeName(m).orElse(m.getMetadata().getName())).toList();
+                .map(m -> nodeName(m).orElse(m.getMetadata().getName()));
+        Stream<String> members = free.stream().filter(m -> current.equals(label(m, ClusterApi.SET_NAME_LABEL)) && nodeName(m).isPresent())
+                .sorted(Comparator.comparing(ClusterApiMachineProvider::created).thenComparing(m -> m.getMetadata().getName()))
+                .map(m -> nodeName(m).orElseThrow());
+        return Stream.concat(old, members).toList();
     }
 
     /** Deletes Nightshift's templates that neither the MachineDeployment nor a MachineSet with machines names. */

@@ -879,12 +879,18 @@ class ClusterApiMachineProviderIT {
         assertThat(capi.capiWrites()).as("settled already").isEmpty();
     }
 
+    /**
+     * Long-profile seed 36 ({@code maxSurge: 100%}): node-a was the last old Machine without a stand-in elsewhere, so
+     * its stand-in has no outdated Machine to stand in for. It stands in for the oldest registered Machine of the
+     * current MachineSet instead, which is reported leaving (drained as if marked needs-update) and leaves by a lowering
+     * — the old MachineSet is empty, so the current one shrinks first: the pool ends at 3, not 4.
+     */
     @Test
-    void aStandInWhosePartnerWentWithNoOutdatedMachineLeftBecomesPartOfThePoolsSizeAndReplicasStay() throws Exception {
+    void aStandInWhosePartnerWentWithNoOutdatedMachineLeftStandsInForACurrentMachineWhichLeavesByALowering() throws Exception {
         capi.cluster("");
         capi.userTemplates();
-        // node-a was the last old Machine: its stand-in has no one else to stand in for.
-        capi.machineDeployment(surge(3, Map.of("node-a", now.minus(Duration.ofMinutes(5)))), capi.pointedAtCurrent());
+        Instant asked = now.minus(Duration.ofMinutes(5));
+        capi.machineDeployment(surge(3, Map.of("node-a", asked)), capi.pointedAtCurrent());
         capi.machineSet(OLD_SET, 0, MD);
         capi.machineSet(NEW_SET, 4, CURRENT_TEMPLATE);
         capi.machine(NEW_SET + "-ccccc", NEW_SET, "node-c");
@@ -892,14 +898,48 @@ class ClusterApiMachineProviderIT {
         capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e", Map.of(NodeMarks.SURGE_FOR, "node-a"));
         capi.machine(NEW_SET + "-fffff", NEW_SET, "node-f");
         ClusterApiMachineProvider provider = provider();
+        assertThat(surgeFor(provider, NEW_SET + "-eeeee")).as("reported with its new partner before it is written").isEqualTo("node-c");
+        assertThat(provider.machines(POOL)).filteredOn(Machine::leaving).extracting(Machine::name).containsExactly(NEW_SET + "-ccccc");
 
         provider.settle(POOL);
 
         JsonNode stored = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
-        assertThat(stored.at("/spec/replicas").asInt()).as("never lowered: that would remove an undrained machine").isEqualTo(4);
-        assertThat(stored.at("/metadata/annotations/nightshift.dev~1desired-replicas").asText()).isEqualTo("4");
-        assertThat(stored.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).isEqualTo("{}");
-        assertThat(provider.machines(POOL)).noneMatch(m -> m.name().contains("-requested-for-"));
+        assertThat(stored.at("/spec/replicas").asInt()).as("not lowered before node-c is drained").isEqualTo(4);
+        assertThat(stored.at("/metadata/annotations/nightshift.dev~1desired-replicas").asText()).as("the pool's size").isEqualTo("3");
+        assertThat(SurgeRequests.read(stored.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).partners())
+                .containsExactly(Map.entry("node-c", asked));
+        await().untilAsserted(() -> assertThat(capi.get(ClusterApiResources.MACHINES, NEW_SET + "-eeeee").getMetadata().getAnnotations())
+                .containsEntry(NodeMarks.SURGE_FOR, "node-c"));
+        await().untilAsserted(() -> assertThat(provider.machines(POOL)).filteredOn(Machine::leaving).extracting(Machine::name)
+                .containsExactly(NEW_SET + "-ccccc"));
+        kube.clearRequests();
+
+        assertThat(provider.delete(ClusterApiFixtures.desired(), "node-c", false).started()).isTrue();
+
+        assertThat(capi.capiWrites()).extracting(RecordedRequest::method, RecordedRequest::resourcePath).containsExactly(
+                tuple("PATCH", MACHINES_PATH + NEW_SET + "-ccccc"),
+                tuple("PATCH", MD_PATH));
+        JsonNode lowered = capi.json(ClusterApiResources.MACHINE_DEPLOYMENTS, MD);
+        assertThat(lowered.at("/spec/replicas").asInt()).as("the pool's size").isEqualTo(3);
+        assertThat(lowered.at("/metadata/annotations/nightshift.dev~1surge-requests").asText()).isEqualTo("{}");
+    }
+
+    /** Before any Machine of the current MachineSet joined, there is none to give the stand-in to: nothing is written. */
+    @Test
+    void aStandInWhosePartnerWentWaitsForACurrentMachineToJoinWithoutAWrite() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment(surge(1, Map.of("node-a", now.minus(Duration.ofMinutes(5)))), capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 0, MD);
+        capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e", Map.of(NodeMarks.SURGE_FOR, "node-a"));
+        capi.machine(NEW_SET + "-fffff", NEW_SET, null);
+        ClusterApiMachineProvider provider = provider();
+
+        provider.settle(POOL);
+
+        assertThat(capi.capiWrites()).as("Cluster API's replacement has not joined").isEmpty();
+        assertThat(provider.machines(POOL)).noneMatch(Machine::leaving);
     }
 
     @Test

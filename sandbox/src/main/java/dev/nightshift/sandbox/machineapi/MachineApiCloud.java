@@ -363,30 +363,52 @@ public final class MachineApiCloud implements MachineApi {
         return machine;
     }
 
-    private synchronized void boot(String id, boolean fails) {
-        ApiMachine machine = machines.get(id);
-        if (machine == null || machine.state() != MachineState.CREATING) {
-            return; // deleted before it booted
-        }
-        if (fails) {
-            fail(machine, "the machine did not boot (failure injected by the sandbox's cloud)");
-            return;
-        }
-        MachineRequest request = asked.get(id);
-        if (machine.nodeName() == null) {
-            // A bastion: it runs, and joins no cluster.
-            machines.put(id, machine.withState(MachineState.RUNNING, null));
-            log.add(clock.instant(), MachineLog.Event.REGISTERED, id, machine.pool(), null, null, null, null, "runs; never a node");
-            return;
+    /**
+     * Its node registers, unless it was deleted meanwhile. The node is created outside the cloud's lock: with the API
+     * server slow (the scale run's 100,000 pods on two cores), a lock held through the call made every listing, create
+     * and delete of every pool wait seconds behind it, some past the agent's 30 s timeout.
+     */
+    private void boot(String id, boolean fails) {
+        ApiMachine machine;
+        MachineRequest request;
+        synchronized (this) {
+            machine = machines.get(id);
+            if (machine == null || machine.state() != MachineState.CREATING) {
+                return; // deleted before it booted
+            }
+            if (fails) {
+                fail(machine, "the machine did not boot (failure injected by the sandbox's cloud)");
+                return;
+            }
+            request = asked.get(id);
+            if (machine.nodeName() == null) {
+                // A bastion: it runs, and joins no cluster.
+                machines.put(id, machine.withState(MachineState.RUNNING, null));
+                log.add(clock.instant(), MachineLog.Event.REGISTERED, id, machine.pool(), null, null, null, null, "runs; never a node");
+                return;
+            }
         }
         try {
             client.nodes().resource(node(machine.nodeName(), machine.pool(), request.labels(), request.taints())).create();
         } catch (KubernetesClientException e) {
-            fail(machine, "its node " + machine.nodeName() + " could not register: " + e.getMessage());
+            synchronized (this) {
+                ApiMachine now = machines.get(id);
+                if (now != null && now.state() == MachineState.CREATING) {
+                    fail(now, "its node " + machine.nodeName() + " could not register: " + e.getMessage());
+                }
+            }
             return;
         }
-        machines.put(id, machine.withState(MachineState.RUNNING, null));
-        log.add(clock.instant(), MachineLog.Event.REGISTERED, id, machine.pool(), machine.nodeName(), null, null, null, null);
+        synchronized (this) {
+            ApiMachine now = machines.get(id);
+            if (now != null && now.state() == MachineState.CREATING) {
+                machines.put(id, now.withState(MachineState.RUNNING, null));
+                log.add(clock.instant(), MachineLog.Event.REGISTERED, id, machine.pool(), machine.nodeName(), null, null, null, null);
+                return;
+            }
+        }
+        // Deleted while its node registered: the node goes with it (its deletion may have looked for it before it existed).
+        deleteNode(machine.nodeName());
     }
 
     private synchronized void finishUpdate(String id, String idempotencyKey, UpdateRequest request, boolean fails) {
@@ -423,10 +445,14 @@ public final class MachineApiCloud implements MachineApi {
         executor.schedule(() -> gone(machine.id()), behaviour.deleteDelay().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private synchronized void gone(String id) {
-        ApiMachine machine = machines.get(id);
-        if (machine == null || machine.state() != MachineState.DELETING) {
-            return;
+    /** Its node is deleted (outside the cloud's lock, as in {@link #boot}), then the machine is gone. */
+    private void gone(String id) {
+        ApiMachine machine;
+        synchronized (this) {
+            machine = machines.get(id);
+            if (machine == null || machine.state() != MachineState.DELETING) {
+                return;
+            }
         }
         try {
             if (machine.nodeName() != null) {
@@ -438,12 +464,25 @@ public final class MachineApiCloud implements MachineApi {
             executor.schedule(() -> gone(id), behaviour.deleteDelay().toMillis(), TimeUnit.MILLISECONDS);
             return;
         }
-        machines.remove(id);
-        asked.remove(id);
-        nodeNames.remove(machine.nodeName());
-        keys.values().removeIf(first -> first.machine().equals(id));
-        log.add(clock.instant(), MachineLog.Event.GONE, id, machine.pool(), machine.nodeName(), null, null, null, null);
+        synchronized (this) {
+            // A machine being deleted stays so (no operation takes one back), so this is the one read above.
+            if (machines.remove(id) == null) {
+                return;
+            }
+            asked.remove(id);
+            nodeNames.remove(machine.nodeName());
+            keys.values().removeIf(first -> first.machine().equals(id));
+            log.add(clock.instant(), MachineLog.Event.GONE, id, machine.pool(), machine.nodeName(), null, null, null, null);
+        }
         LOG.info("machine {} ({}) of pool {} gone", id, machine.nodeName(), machine.pool());
+    }
+
+    private void deleteNode(String node) {
+        try {
+            client.nodes().withName(node).delete();
+        } catch (KubernetesClientException e) {
+            LOG.warn("cannot delete node {}: {}", node, e.getMessage());
+        }
     }
 
     // ---- nodes --------------------------------------------------------------------------------

@@ -99,7 +99,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     public static EmbeddedKubernetes start(String gitVersion, int port) {
         KubernetesSerialization json = new KubernetesSerialization();
         ApiResponses responses = new ApiResponses(json);
-        KubernetesCrudDispatcher store = new IndexedCrudDispatcher();
+        IndexedCrudDispatcher store = new IndexedCrudDispatcher();
         RequestLog requests = new RequestLog();
         EvictionHandler evictions = new EvictionHandler(store, json, responses);
         MockWebServer web = new MockWebServer();

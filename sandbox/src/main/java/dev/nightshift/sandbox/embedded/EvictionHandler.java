@@ -15,10 +15,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.StatusCauseBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
-import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetList;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.http.MockResponse;
@@ -39,13 +37,13 @@ final class EvictionHandler {
     private static final Map<String, String> SCALABLE = Map.of("ReplicaSet", "replicasets", "StatefulSet", "statefulsets");
     private static final Pattern PATH = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction");
 
-    private final KubernetesCrudDispatcher store;
+    private final IndexedCrudDispatcher store;
     private final KubernetesSerialization json;
     private final ApiResponses responses;
     private final ObjectMapper mapper = new ObjectMapper();
     private final AtomicInteger throttled = new AtomicInteger();
 
-    EvictionHandler(KubernetesCrudDispatcher store, KubernetesSerialization json, ApiResponses responses) {
+    EvictionHandler(IndexedCrudDispatcher store, KubernetesSerialization json, ApiResponses responses) {
         this.store = store;
         this.json = json;
         this.responses = responses;
@@ -192,13 +190,11 @@ final class EvictionHandler {
     }
 
     private List<Pod> pods(String namespace) {
-        MockResponse list = store.handleGet("/api/v1/namespaces/" + namespace + "/pods");
-        return json.unmarshal(list.getBody().readUtf8(), PodList.class).getItems();
+        return store.objects("pods", namespace).stream().map(body -> json.unmarshal(body, Pod.class)).toList();
     }
 
     private List<PodDisruptionBudget> budgets(String namespace) {
-        MockResponse list = store.handleGet("/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets");
-        return json.unmarshal(list.getBody().readUtf8(), PodDisruptionBudgetList.class).getItems();
+        return store.objects("poddisruptionbudgets", namespace).stream().map(body -> json.unmarshal(body, PodDisruptionBudget.class)).toList();
     }
 
     private static String podPath(Target target) {

@@ -39,6 +39,8 @@ class BulkSeedingIT {
     private static final String NS = "team-web";
     private final EmbeddedKubernetes cluster = EmbeddedKubernetes.start();
     private final KubernetesClient client = cluster.client();
+    /** Without fabric8's retries of a 429, which take seconds. */
+    private final KubernetesClient noRetry = Fixtures.noRetryClient(cluster);
 
     @TempDir
     Path tmp;
@@ -74,6 +76,35 @@ class BulkSeedingIT {
         assertThat(client.pods().inAnyNamespace().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(2L).build())
                 .getMetadata().getContinue()).as("paged").isNotEmpty();
         assertThat(client.policy().v1().podDisruptionBudget().inNamespace(NS).withName("web").get()).isNotNull();
+    }
+
+    /**
+     * The eviction subresource reads a namespace's budgets and pods from the store's index by kind and namespace, not by
+     * reading every object: a budget of another namespace does not hold an eviction, a deleted budget no longer holds
+     * one, and a pod or ReplicaSet that is not stored answers 404 without a scan.
+     */
+    @Test
+    void evictionsReadTheBudgetsAndPodsOfTheirOwnNamespaceOnly() {
+        PodDisruptionBudget none = new PodDisruptionBudgetBuilder(budget()).editSpec().withMaxUnavailable(new IntOrString(0)).endSpec().build();
+        Pod elsewhere = new PodBuilder(pod("web-9-0", "web-9")).editMetadata().withNamespace("team-db").endMetadata().build();
+        cluster.createDirectly(List.of(pod("web-1-0", "web-1"), pod("web-1-1", "web-1"), none, elsewhere));
+
+        assertThat(evict("team-db", "web-9-0")).as("team-web's budget does not hold team-db's pod").isEqualTo(201);
+        assertThat(evict(NS, "web-1-0")).as("held by its own namespace's budget").isEqualTo(429);
+        client.policy().v1().podDisruptionBudget().inNamespace(NS).withName("web").delete();
+        await().untilAsserted(() -> assertThat(evict(NS, "web-1-0")).as("the deleted budget holds nothing").isEqualTo(201));
+        assertThat(evict(NS, "web-1-0")).as("gone").isEqualTo(404);
+        assertThat(client.pods().inNamespace(NS).withName("web-1-0").get()).isNull();
+        assertThat(client.pods().inNamespace(NS).withName("web-1-1").get()).isNotNull();
+    }
+
+    private int evict(String namespace, String pod) {
+        try {
+            // fabric8 answers a refusal (429) with false, a 404 with an exception.
+            return noRetry.pods().inNamespace(namespace).withName(pod).evict() ? 201 : 429;
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            return e.getCode();
+        }
     }
 
     @Test

@@ -98,6 +98,30 @@ class BulkSeedingIT {
         assertThat(client.pods().inNamespace(NS).withName("web-1-1").get()).isNotNull();
     }
 
+    /** A DELETE found by name (the index, no scan) removes that object only, tells watches, and a second one is a 404. */
+    @Test
+    void aDeleteByNameRemovesThatObjectOnlyAndWatchesSeeIt() throws Exception {
+        Pod same = new PodBuilder(pod("web-1-0", "web-1")).editMetadata().withNamespace("team-db").endMetadata().build();
+        cluster.createDirectly(List.of(pod("web-1-0", "web-1"), same));
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (Watch w = client.pods().inNamespace(NS).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, Pod pod) {
+                seen.add(action + " " + pod.getMetadata().getName());
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {
+            }
+        })) {
+            assertThat(client.pods().inNamespace(NS).withName("web-1-0").delete()).hasSize(1);
+            await().untilAsserted(() -> assertThat(seen).contains("DELETED web-1-0"));
+        }
+        assertThat(client.pods().inNamespace(NS).withName("web-1-0").get()).isNull();
+        assertThat(client.pods().inNamespace("team-db").withName("web-1-0").get()).as("another namespace's").isNotNull();
+        assertThat(client.pods().inNamespace(NS).withName("web-1-0").delete()).as("gone: a 404").isEmpty();
+    }
+
     private int evict(String namespace, String pod) {
         try {
             // fabric8 answers a refusal (429) with false, a 404 with an exception.

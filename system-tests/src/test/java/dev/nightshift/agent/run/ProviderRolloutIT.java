@@ -344,28 +344,7 @@ class ProviderRolloutIT {
             return h.nodes(POOL).stream().filter(n -> standingIn.contains(n.getMetadata().getName())
                     && !annotation(n, NodeMarks.DRAIN_STARTED_AT).isEmpty()).findFirst().orElse(null);
         }, n -> n != null);
-        String lost = partner.getMetadata().getName();
-        // Deleted without Cluster API's own drain, which the budget would block as it blocks the agent's.
-        var machine = h.kube.client().genericKubernetesResources(dev.nightshift.sandbox.capi.ClusterApiResources.MACHINES)
-                .inNamespace(dev.nightshift.sandbox.embedded.EmbeddedKubernetes.NAMESPACE).withName(annotation(partner, "cluster.x-k8s.io/machine"));
-        machine.edit(m -> {
-            m.getMetadata().getAnnotations().put("machine.cluster.x-k8s.io/exclude-node-draining", "true");
-            return m;
-        });
-        machine.delete();
-        await("the lost partner's node gone").atMost(ROLLOUT).until(() -> h.kube.client().nodes().withName(lost).get() == null);
-        budget(1);
-
-        try {
-            await("the rollout's end").atMost(ROLLOUT).pollInterval(Duration.ofMillis(100))
-                    .untilAsserted(() -> RolloutInvariants.assertRolledOut(h, POOL, limits, start));
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError(e.getMessage() + "\nthe agent's /status: " + h.agent.status(), e);
-        }
-        RolloutInvariants.assertHeld(h, POOL, limits, start, Set.of(lost));
-        JsonNode md = JSON.valueToTree(h.kube.client().genericKubernetesResources(dev.nightshift.sandbox.capi.ClusterApiResources.MACHINE_DEPLOYMENTS)
-                .inNamespace(dev.nightshift.sandbox.embedded.EmbeddedKubernetes.NAMESPACE).list().getItems().get(0));
-        assertThat(md.at("/spec/replicas").asInt()).as("the MachineDeployment at the pool's size").isEqualTo(NODES);
+        losePartnerThenRollOut(partner, limits, start);
     }
 
     /**
@@ -391,7 +370,16 @@ class ProviderRolloutIT {
                     .toList();
             return draining.size() == NODES ? draining.get(0) : null;
         }, n -> n != null);
+        losePartnerThenRollOut(partner, limits, start);
+    }
+
+    /**
+     * Deletes {@code partner}'s Machine behind the agent's back (as a MachineHealthCheck would), lets drains go on, and
+     * checks from the request log that the rollout ends with the pool and its MachineDeployment at their size.
+     */
+    private void losePartnerThenRollOut(Node partner, Limits limits, Start start) {
         String lost = partner.getMetadata().getName();
+        // Deleted without Cluster API's own drain, which the budget would block as it blocks the agent's.
         var machine = h.kube.client().genericKubernetesResources(dev.nightshift.sandbox.capi.ClusterApiResources.MACHINES)
                 .inNamespace(dev.nightshift.sandbox.embedded.EmbeddedKubernetes.NAMESPACE).withName(annotation(partner, "cluster.x-k8s.io/machine"));
         machine.edit(m -> {

@@ -245,7 +245,10 @@ final class RolloutInvariants {
         });
         assertThat(violations).as("rollout guarantees, from the request log (%s, %s); the writes:%s", h.backend, limits,
                 writes(log)).isEmpty();
-        assertThat(cordons).as("some node was drained at all").isNotEmpty();
+        // Unless the faults took every node there was (a pool of one whose machine was lost: its stand-in is the pool).
+        if (!lost.containsAll(nodesBefore.keySet())) {
+            assertThat(cordons).as("some node was drained at all").isNotEmpty();
+        }
     }
 
     /**

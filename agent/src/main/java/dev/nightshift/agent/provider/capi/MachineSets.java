@@ -79,6 +79,15 @@ record MachineSets(List<GenericKubernetesResource> inRemovalOrder, Optional<Stri
     }
 
     /**
+     * The Machines Cluster API is to create now: for each MachineSet, its replicas beyond the Machines it has (being
+     * deleted included, as {@link #movingReplicas} counts them). Seen before the Machines are (another watch), they
+     * exist already for what {@code count + maxSurge} bounds.
+     */
+    long pendingCreations(List<GenericKubernetesResource> machines, String setLabel) {
+        return inRemovalOrder.stream().mapToLong(ms -> Math.max(0, replicas(ms) - held(ms, machines, setLabel))).sum();
+    }
+
+    /**
      * Whether Cluster API has nothing to do: every MachineSet has exactly as many Machines (being deleted included) as
      * {@code spec.replicas}, and they add up to the MachineDeployment's {@code deploymentReplicas}.
      */

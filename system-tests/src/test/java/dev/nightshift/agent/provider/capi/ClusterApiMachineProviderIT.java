@@ -464,6 +464,28 @@ class ClusterApiMachineProviderIT {
                 tuple(MD + "-replacement-owed-1", Optional.empty(), 2, false, false, Optional.empty()));
     }
 
+    /**
+     * Long-profile seed 57: Nightshift lowered replicas for node-a, which is still alive, and the current MachineSet is
+     * making a Machine (its replicas raised, the Machine not seen yet). By the MachineDeployment's replicas nothing is
+     * owed; by the MachineSets one Machine is, and it is reported, so that no surge is asked beside it.
+     */
+    @Test
+    void aMachineAMachineSetIsMakingIsReportedOwedWhileALoweredMachineIsStillAlive() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment(surge(3, Map.of()), capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 1, MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a", Map.of("cluster.x-k8s.io/delete-machine", "true",
+                "machine.cluster.x-k8s.io/exclude-node-draining", "true"));
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d");
+        ClusterApiMachineProvider provider = provider();
+
+        assertThat(provider.machines(POOL)).extracting(Machine::name).containsExactlyInAnyOrder(OLD_SET + "-aaaaa", OLD_SET + "-bbbbb",
+                NEW_SET + "-ddddd", MD + "-replacement-owed-1");
+    }
+
     @Test
     void aPartnerInTheOldestMachineSetIsMarkedBeforeReplicasAreLoweredToTheRemainingSurge() throws Exception {
         twoMachineSets("node-a", "node-x");

@@ -377,7 +377,7 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
             result.add(new Machine(m.getMetadata().getName(), pool, created(m),
                     NodeMarks.rollHash(a).map(h -> believed.rollHashOf(h, label(m, ClusterApi.SET_NAME_LABEL))).orElse(null),
                     NodeMarks.kubeletHash(a).orElse(null),
-                    Optional.ofNullable(p.pairing().get(m.getMetadata().getName())).map(partner -> given.getOrDefault(partner, partner)),
+                    standsInFor(p, m, given),
                     node.isPresent(), node, m.getMetadata().getDeletionTimestamp() != null, healthCheckFailed(m),
                     p.sets().rank(label(m, ClusterApi.SET_NAME_LABEL)), leaving.contains(m.getMetadata().getName())));
         }
@@ -840,6 +840,19 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
             }
         }
         return given;
+    }
+
+    /**
+     * The old node {@code m} stands in for: its request's partner (or the one given in its place), else the partner its
+     * own {@code surge-for} names while that partner's Machine still exists. A lowering takes the request away at once,
+     * while the partner's Machine is still there until Cluster API removes it; reported by the request alone, the
+     * stand-in read as a member in that while whenever its node's {@code surge-for} (the agent's own write moments
+     * before) was not in the cache yet, and the planner surged beside it: one Machine beyond {@code count + maxSurge}
+     * (long-profile seed 93 on cluster-api).
+     */
+    private static Optional<String> standsInFor(Pool p, GenericKubernetesResource m, Map<String, String> given) {
+        return Optional.ofNullable(p.pairing().get(m.getMetadata().getName())).map(partner -> given.getOrDefault(partner, partner))
+                .or(() -> Optional.ofNullable(annotation(m, NodeMarks.SURGE_FOR)).filter(partner -> p.machineOf(partner).isPresent()));
     }
 
     /** The stand-in is of the current MachineSet, or not created yet (it will be): not outdated by a second change. */

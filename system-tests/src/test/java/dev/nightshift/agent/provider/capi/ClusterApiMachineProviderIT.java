@@ -486,6 +486,29 @@ class ClusterApiMachineProviderIT {
                 NEW_SET + "-ddddd", MD + "-replacement-owed-1");
     }
 
+    /**
+     * Long-profile seed 93: a lowering took node-a's request away while its Machine is still there. Its stand-in still
+     * stands in for it by its own {@code surge-for} (never a member beside it, whatever the node's marks in a cache
+     * say); a {@code surge-for} naming a node with no Machine is no partnership.
+     */
+    @Test
+    void aStandInWhosePartnersRequestALoweringTookStandsInForItWhileItsMachineIsThere() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment(surge(3, Map.of()), capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 0, MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a", Map.of("cluster.x-k8s.io/delete-machine", "true",
+                "machine.cluster.x-k8s.io/exclude-node-draining", "true"));
+        capi.machineSet(NEW_SET, 3, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d", Map.of(NodeMarks.SURGE_FOR, "node-a"));
+        capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e");
+        capi.machine(NEW_SET + "-fffff", NEW_SET, "node-f", Map.of(NodeMarks.SURGE_FOR, "node-z"));
+        ClusterApiMachineProvider provider = provider();
+
+        assertThat(machine(provider, NEW_SET + "-ddddd").surgeFor()).contains("node-a");
+        assertThat(machine(provider, NEW_SET + "-fffff").surgeFor()).as("node-z has no Machine").isEmpty();
+    }
+
     @Test
     void aPartnerInTheOldestMachineSetIsMarkedBeforeReplicasAreLoweredToTheRemainingSurge() throws Exception {
         twoMachineSets("node-a", "node-x");

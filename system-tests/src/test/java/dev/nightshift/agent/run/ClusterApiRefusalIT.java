@@ -185,11 +185,19 @@ class ClusterApiRefusalIT {
         return "";
     }
 
+    /**
+     * The person's edit, made again from a fresh read when refused with 409: the agent may be writing the
+     * MachineDeployment at that moment (the hashes of the Machines it just adopted go onto its template).
+     */
     private static void editMd(KubernetesClient k, Consumer<GenericKubernetesResource> change) {
-        k.genericKubernetesResources(ClusterApiResources.MACHINE_DEPLOYMENTS).inNamespace("default").withName(MD).edit(md -> {
-            change.accept(md);
-            return md;
-        });
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptionsMatching(e -> e instanceof io.fabric8.kubernetes.client.KubernetesClientException c
+                && c.getCode() == 409).until(() -> {
+                    k.genericKubernetesResources(ClusterApiResources.MACHINE_DEPLOYMENTS).inNamespace("default").withName(MD).edit(md -> {
+                        change.accept(md);
+                        return md;
+                    });
+                    return true;
+                });
     }
 
     @SuppressWarnings("unchecked")

@@ -334,7 +334,14 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         // before our last write answers 409 and is read again): a repeated step must not restart
         // the in-place clock.
         String now = NodeMarks.instant(clock.instant());
+        AtomicBoolean failed = new AtomicBoolean();
         patcher.patch(node, n -> {
+            // A step planned from a cache that had not yet seen the node updater mark the node failed
+            // would start the update again: the pool stops at a failed node, whatever the cache said.
+            failed.set(failedUpdate(n));
+            if (failed.get()) {
+                return Optional.empty();
+            }
             Map<String, Object> a = new HashMap<>();
             if (!u.rollHash().value().equals(annotation(n, NodeMarks.IN_PLACE_TARGET))) {
                 a.put(NodeMarks.IN_PLACE_TARGET, u.rollHash().value());
@@ -344,6 +351,9 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
             }
             return a.isEmpty() ? Optional.empty() : Optional.of(Map.of("metadata", Map.of("annotations", a)));
         });
+        if (failed.get()) {
+            return Optional.empty();
+        }
         nodeUpdates.updateInPlace(u.desired(), node);
         return outcome(u, "updating " + node + " in place");
     }
@@ -358,7 +368,8 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         String now = NodeMarks.instant(clock.instant());
         AtomicBoolean started = new AtomicBoolean();
         patcher.patch(node, n -> {
-            started.set(NodeMarks.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
+            // Nor is a restart the node updater has marked failed asked again (the cache may not show the mark yet).
+            started.set(!failedUpdate(n) && NodeMarks.instant(annotation(n, NodeMarks.KUBELET_RESTART_AT)).equals(r.unansweredSince()));
             return started.get() ? Optional.of(Map.of("metadata", Map.of("annotations", Map.of(NodeMarks.KUBELET_RESTART_AT, now))))
                     : Optional.empty();
         });
@@ -367,6 +378,10 @@ public final class StepExecutor implements Step.Handler<Optional<StepExecutor.Ou
         }
         nodeUpdates.restartKubelet(r.desired(), node);
         return outcome(r, "restarting the kubelet on " + node);
+    }
+
+    private static boolean failedUpdate(Node n) {
+        return "true".equals(annotation(n, NodeMarks.IN_PLACE_FAILED));
     }
 
     @Override

@@ -261,7 +261,7 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         int desired = requests.size() == 0 ? replicas
                 : Optional.ofNullable(annotation(md, SurgeRequests.DESIRED_REPLICAS)).map(Integer::parseInt)
                         .orElse(replicas - requests.size());
-        return new Pool(md, mdSets, mdMachines, requests, desired, pairing(mdSets, mdMachines, requests, desired));
+        return new Pool(md, mdSets, mdMachines, requests, desired, pairing(mdSets, mdMachines, requests, desired, leaving(md)));
     }
 
     /**
@@ -272,7 +272,7 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
      * predecessor did.
      */
     private static Map<String, String> pairing(MachineSets sets, List<GenericKubernetesResource> machines,
-                                               SurgeRequests requests, int desired) {
+                                               SurgeRequests requests, int desired, Set<String> lowered) {
         Map<String, String> byMachine = new LinkedHashMap<>();
         List<GenericKubernetesResource> alive = machines.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).toList();
         for (GenericKubernetesResource m : alive) {
@@ -282,9 +282,11 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
             }
         }
         // A Machine being deleted holds its replica until it is gone (its replacement comes only then),
-        // unless Nightshift lowered replicas to remove it (delete-machine): those are beyond the count.
-        long holdingReplicas = machines.stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null
-                || annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) == null).count();
+        // unless Nightshift lowered replicas to remove it (delete-machine): those are beyond the count, and so is a
+        // Machine lowered for that is still alive. Counted in, it let a Machine Cluster API made to replace a lost one
+        // answer a request as well, and the pool read one member short.
+        long holdingReplicas = machines.stream().filter(m -> !lowered.contains(m.getMetadata().getName())
+                && (m.getMetadata().getDeletionTimestamp() == null || annotation(m, ClusterApi.DELETE_MACHINE_ANNOTATION) == null)).count();
         long unaccounted = holdingReplicas - desired - byMachine.size();
         String current = sets.current().orElse(null);
         List<Map.Entry<String, Instant>> waiting = requests.partners().entrySet().stream()
@@ -394,7 +396,12 @@ public final class ClusterApiMachineProvider implements MachineProvider, ChangeN
         // counts it until then), which may take minutes. Until the replacement exists, it is reported as
         // a machine asked for and not up, as a scaling group's would be: otherwise the pool looks one
         // machine short with every machine available, and the planner disrupts the next one.
-        long alive = p.machines().stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null).count();
+        // A Machine Nightshift lowered replicas for is out of the replicas while it is still alive: counted in, it would
+        // hide a replacement owed for a Machine deleted meanwhile (long-profile seed 169: the pool looked one Machine
+        // short, every Machine counted available, and the guard let one more node go below count - maxUnavailable).
+        Set<String> lowered = leaving(f.md());
+        long alive = p.machines().stream().filter(m -> m.getMetadata().getDeletionTimestamp() == null
+                && !lowered.contains(m.getMetadata().getName())).count();
         long surgeWaiting = p.requests().partners().keySet().stream().filter(partner -> !answered.contains(partner)).count();
         // Or as the MachineSets have it: after a lowering Nightshift made, the MachineDeployment's replicas count the
         // lowered Machine out while it is still alive, and a replacement a MachineSet is already making (its replicas

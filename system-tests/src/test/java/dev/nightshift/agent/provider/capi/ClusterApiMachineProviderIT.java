@@ -487,6 +487,61 @@ class ClusterApiMachineProviderIT {
     }
 
     /**
+     * Long-profile seed 169: Nightshift lowered replicas for node-a, which Cluster API has not removed yet, and deleted
+     * node-b's Machine to replace it. The MachineDeployment's replicas count node-a out while it is alive and the
+     * MachineSets count node-b in while it is being deleted, so neither shows the replacement Cluster API will make once
+     * both are gone; it is reported owed, so that the pool does not look one Machine short (a lower floor for the guard).
+     */
+    @Test
+    void aReplacementIsReportedOwedForAMachineBeingDeletedWhileALoweredMachineIsStillAlive() throws Exception {
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment(surge(3, Map.of()), "metadata: {annotations: {nightshift.dev/leaving-machines: " + OLD_SET + "-aaaaa}}",
+                capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 2, MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a", Map.of("cluster.x-k8s.io/delete-machine", "true",
+                "machine.cluster.x-k8s.io/exclude-node-draining", "true"));
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-ddddd", NEW_SET, "node-d");
+        capi.machine(NEW_SET + "-eeeee", NEW_SET, "node-e");
+        kube.client().genericKubernetesResources(ClusterApiResources.MACHINES).inNamespace(NS).withName(OLD_SET + "-bbbbb").delete();
+        ClusterApiMachineProvider provider = provider();
+
+        assertThat(provider.machines(POOL)).extracting(Machine::name).containsExactlyInAnyOrder(OLD_SET + "-aaaaa", OLD_SET + "-bbbbb",
+                NEW_SET + "-ddddd", NEW_SET + "-eeeee", MD + "-replacement-owed-1");
+    }
+
+    /**
+     * A lowering for node-a that Cluster API has not acted on, stand-ins asked for node-b and node-c, and two new
+     * Machines since: one answers node-b's request, the other is Cluster API's replacement of a member lost meanwhile.
+     * The lowered Machine holds no replica of the pool's, so only one of the two new Machines can answer a request;
+     * node-c's stays asked for, and the pool does not read one member short.
+     */
+    @Test
+    void aMachineLoweredForAndStillAliveLetsNoExtraMachineAnswerARequest() throws Exception {
+        Instant asked = now.minusSeconds(30);
+        capi.cluster("");
+        capi.userTemplates();
+        capi.machineDeployment(surge(3, Map.of("node-b", asked, "node-c", asked)),
+                "metadata: {annotations: {nightshift.dev/leaving-machines: " + OLD_SET + "-aaaaa}}", capi.pointedAtCurrent());
+        capi.machineSet(OLD_SET, 3, MD);
+        capi.machine(OLD_SET + "-aaaaa", OLD_SET, "node-a", Map.of("cluster.x-k8s.io/delete-machine", "true",
+                "machine.cluster.x-k8s.io/exclude-node-draining", "true"));
+        capi.machine(OLD_SET + "-bbbbb", OLD_SET, "node-b");
+        capi.machine(OLD_SET + "-ccccc", OLD_SET, "node-c");
+        capi.machineSet(NEW_SET, 2, CURRENT_TEMPLATE);
+        capi.machine(NEW_SET + "-rrrrr", NEW_SET, "node-r");
+        capi.machine(NEW_SET + "-xxxxx", NEW_SET, "node-x");
+        ClusterApiMachineProvider provider = provider();
+
+        List<Machine> machines = provider.machines(POOL);
+        assertThat(machines).filteredOn(m -> m.name().startsWith(NEW_SET)).as("one new Machine answers a request")
+                .filteredOn(m -> m.surgeFor().isPresent()).singleElement().satisfies(m -> assertThat(m.surgeFor()).contains("node-b"));
+        assertThat(machines).extracting(Machine::name).as("node-c's stand-in still asked for").contains(MD + "-requested-for-node-c");
+    }
+
+    /**
      * Long-profile seed 93: a lowering took node-a's request away while its Machine is still there. Its stand-in still
      * stands in for it by its own {@code surge-for} (never a member beside it, whatever the node's marks in a cache
      * say); a {@code surge-for} naming a node with no Machine is no partnership.

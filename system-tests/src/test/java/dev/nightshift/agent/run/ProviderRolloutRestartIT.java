@@ -17,7 +17,8 @@ import dev.nightshift.sandbox.machineapi.MachineLog;
 /**
  * The agent stopped and started again at a point of a rollout the request log shows (a surge asked for, mid-drain,
  * after a deletion), with each machine provider ({@link ProviderRolloutScenario}): the new agent finishes the rollout
- * without repeating work and leaves no machine over.
+ * without repeating work (no node cordoned or drained twice, one new machine per old node, never more than count +
+ * maxSurge machines) and leaves no machine over.
  */
 class ProviderRolloutRestartIT extends ProviderRolloutScenario {
 
@@ -74,5 +75,20 @@ class ProviderRolloutRestartIT extends ProviderRolloutScenario {
         if (backend == RolloutBackend.HTTP) {
             assertThat(h.machineApi.cloud().list(POOL)).as("no machine left over in the machine API").hasSize(NODES);
         }
+        assertThat(machinesMade(start)).as("one new machine per old node, the restart's included" + RolloutInvariants.writes(h.kube.requests()))
+                .isEqualTo(NODES);
+    }
+
+    /** The machines made since {@code start}, as the cloud saw them: nodes registered, the machine API's creates, Machines created. */
+    private long machinesMade(Start start) {
+        List<RecordedRequest> log = h.kube.requests();
+        return switch (h.backend) {
+            case SIMULATED -> log.stream().filter(r -> r.method().equals("POST") && r.succeeded() && r.resourcePath().equals("/api/v1/nodes"))
+                    .count();
+            case HTTP -> h.machineLog.entries().stream().filter(e -> e.event() == MachineLog.Event.CREATED && !e.time().isBefore(start.at()))
+                    .count();
+            case CLUSTER_API -> log.stream().filter(r -> r.method().equals("POST") && r.succeeded()
+                    && r.resourcePath().startsWith(RolloutInvariants.CAPI_API) && r.resourcePath().endsWith("/machines")).count();
+        };
     }
 }

@@ -29,11 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.nightshift.sandbox.demo.Demo;
+import dev.nightshift.sandbox.demo.DemoEnd;
+import dev.nightshift.sandbox.demo.EmbeddedWorld;
 import dev.nightshift.agent.git.GitWork;
 
 /**
  * The agent on the demo's embedded setup, scraped by a real Prometheus: every dashboard and alert
- * expression evaluates against what the agent exports, and the values tell the rollout's story.
+ * expression evaluates against what the agent exports, and the values tell the rollout's story. The
+ * same run is the simulated cloud's check of the demo's end ({@link DemoEnd}).
  */
 class PrometheusIT {
 
@@ -73,6 +76,8 @@ class PrometheusIT {
                         .until(() -> prometheus.values("up{job=\"nightshift\"} == 1").size() == 1);
 
                 assertThat(run.get(240, TimeUnit.SECONDS)).as(screen.toString(StandardCharsets.UTF_8)).isZero();
+                // The story's end as the cluster saw it, checked on this run rather than on another run of the same story.
+                DemoEnd.assertEveryPoolRolled(demo, demoDir, screen.toString(StandardCharsets.UTF_8), EmbeddedWorld.Machines.SIMULATED);
                 // The agent keeps running after the story's end; wait for a scrape of the finished state.
                 Awaitility.await("the finished rollout scraped").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                         .until(() -> prometheus.values("sum(nightshift_pool_nodes{state=\"outdated\"}) == 0").size() == 1

@@ -40,27 +40,12 @@ abstract class ProviderRolloutScenario {
     static final Duration MACHINE = Duration.ofMillis(400);
     static final Duration ROLLOUT = Duration.ofSeconds(90);
 
-    static final String CLUSTER = """
-            apiVersion: nightshift.dev/v1alpha1
-            kind: Cluster
-            metadata: {name: e2e}
-            spec:
-              kubernetes: {version: "1.31.4"}
-            """;
+    static final String CLUSTER = ScenarioSpecs.CLUSTER;
 
+    /** Pool {@code web} of {@link #NODES} (to 6) at image {@code version}, with these limits and no pause. */
     static String pool(String version, int maxSurge, int maxUnavailable) {
-        return """
-                apiVersion: nightshift.dev/v1alpha1
-                kind: WorkerPool
-                metadata: {name: web, cluster: e2e}
-                spec:
-                  minimum: %d
-                  maximum: %d
-                  maxSurge: %d
-                  maxUnavailable: %d
-                  interval: 0s
-                  machine: {type: m5.large, image: {name: gardenlinux, version: %s}}
-                """.formatted(NODES, NODES + 3, maxSurge, maxUnavailable, version);
+        return ScenarioSpecs.web().with("maxSurge", String.valueOf(maxSurge)).with("maxUnavailable", String.valueOf(maxUnavailable))
+                .with("interval", "0s").withImage(version).yaml();
     }
 
     @TempDir

@@ -391,13 +391,19 @@ public final class MachineApiCloud implements MachineApi {
         try {
             client.nodes().resource(node(machine.nodeName(), machine.pool(), request.labels(), request.taints())).create();
         } catch (KubernetesClientException e) {
-            synchronized (this) {
-                ApiMachine now = machines.get(id);
-                if (now != null && now.state() == MachineState.CREATING) {
-                    fail(now, "its node " + machine.nodeName() + " could not register: " + e.getMessage());
+            // Already there: an earlier attempt of this create landed and its answer was lost (the client retries a
+            // request that timed out, as it did under the five test JVMs' load). The node's name is this machine's own,
+            // so it is this machine's node; a kubelet that finds its Node object registered goes on with it too.
+            boolean registered = e.getCode() == 409;
+            if (!registered) {
+                synchronized (this) {
+                    ApiMachine now = machines.get(id);
+                    if (now != null && now.state() == MachineState.CREATING) {
+                        fail(now, "its node " + machine.nodeName() + " could not register: " + e.getMessage());
+                    }
                 }
+                return;
             }
-            return;
         }
         synchronized (this) {
             ApiMachine now = machines.get(id);

@@ -29,7 +29,7 @@ class JarIT {
     }
 
     private static Result runJar(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString()));
+        List<String> command = JavaCommand.jar(JAR);
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).start();
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the jar finished").isTrue();

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import dev.nightshift.cli.JavaCommand;
 
 /**
  * {@code nightshift run --provider http} from the built jar, in a process of its own, pointed at a
@@ -31,11 +32,11 @@ final class AgentProcess implements AutoCloseable {
 
     /** Starts the agent for {@code cluster} of the sandbox {@code info} describes, its output in {@code screen}. */
     static AgentProcess start(SandboxProcess.Info info, String cluster, Path cacheDir, Path screen) throws IOException {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                SandboxProcess.JAR.toString(), "run", "--provider", "http", "--machine-api-url", info.machineApi().toString(),
+        List<String> command = JavaCommand.jar(SandboxProcess.JAR);
+        command.addAll(List.of("run", "--provider", "http", "--machine-api-url", info.machineApi().toString(),
                 "--machine-api-token-file", info.machineApiTokenFile().toString(), "--kubeconfig", info.kubeconfig().toString(),
                 "--repo", info.repository().toUri().toString(), "--cluster", cluster, "--http-port", "0", "--poll-interval", "2s",
-                "--cache-dir", cacheDir.toString());
+                "--cache-dir", cacheDir.toString()));
         Files.createDirectories(screen.toAbsolutePath().getParent());
         return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(screen.toFile()).start(), screen);
     }
@@ -47,8 +48,8 @@ final class AgentProcess implements AutoCloseable {
      */
     static AgentProcess startWithConfig(SandboxProcess.Info info, Path screen) throws IOException {
         assertThat(info.agentConfig()).as("the agent configuration the sandbox wrote (--info key agentConfig)").isNotNull().exists();
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                SandboxProcess.JAR.toString(), "run", "--config", info.agentConfig().toString(), "--kubeconfig", info.kubeconfig().toString());
+        List<String> command = JavaCommand.jar(SandboxProcess.JAR);
+        command.addAll(List.of("run", "--config", info.agentConfig().toString(), "--kubeconfig", info.kubeconfig().toString()));
         Files.createDirectories(screen.toAbsolutePath().getParent());
         return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(screen.toFile()).start(), screen);
     }

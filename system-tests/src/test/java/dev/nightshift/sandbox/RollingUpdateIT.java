@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import dev.nightshift.cli.JavaCommand;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -391,8 +392,8 @@ class RollingUpdateIT {
 
     private SandboxProcess.Ended rollingUpdate(String... options) throws IOException, InterruptedException {
         SandboxProcess.Info info = sandbox.info();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                SandboxProcess.JAR.toString(), "rolling-update", "--spec", newSpec.toString(), "--kubeconfig", info.kubeconfig().toString(),
+        List<String> command = JavaCommand.jar(SandboxProcess.JAR);
+        command.addAll(List.of("rolling-update", "--spec", newSpec.toString(), "--kubeconfig", info.kubeconfig().toString(),
                 "--provider", "http", "--machine-api-url", info.machineApi().toString(), "--machine-api-token-file",
                 info.machineApiTokenFile().toString()));
         command.addAll(List.of(options));

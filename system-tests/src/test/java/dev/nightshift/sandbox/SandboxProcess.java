@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.nightshift.cli.JavaCommand;
 
 /**
  * {@code nightshift sandbox} as a user runs it, for end-to-end tests: the built jar in a process
@@ -118,8 +119,8 @@ public final class SandboxProcess implements AutoCloseable {
     }
 
     private static List<String> command(Optional<Path> specDir, Path dir, Path infoFile, String... options) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", JAR.toString(), "sandbox"));
+        List<String> command = JavaCommand.jar(JAR);
+        command.add("sandbox");
         specDir.ifPresent(spec -> command.addAll(List.of("--spec", spec.toString())));
         command.addAll(List.of("--dir", dir.toString(), "--http-port", "0", "--info", infoFile.toString()));
         command.addAll(List.of(options));

@@ -8,7 +8,11 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A real {@code git daemon} on loopback serving bare repositories under a base directory. Its
@@ -60,9 +64,26 @@ public final class GitDaemon implements AutoCloseable {
         return lines.stream().filter(l -> l.contains("< want ")).count();
     }
 
+    /**
+     * Stops the daemon and its upload-pack children and waits for them to exit: a child still tracing a fetch after this
+     * returns would write into a directory the test is deleting (JUnit's {@code @TempDir} then fails the test).
+     */
     @Override
     public void close() {
-        process.descendants().forEach(ProcessHandle::destroy);
-        process.destroy();
+        List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
+        tree.add(process.toHandle());
+        tree.forEach(ProcessHandle::destroy);
+        for (ProcessHandle member : tree) {
+            try {
+                member.onExit().get(10, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                member.destroyForcibly();
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 }

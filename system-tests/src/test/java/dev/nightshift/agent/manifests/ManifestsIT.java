@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import dev.nightshift.cli.JavaCommand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -182,8 +183,9 @@ class ManifestsIT {
         assertThat(config.provider()).as("run has no default provider; the base chooses none").isEmpty();
 
         Path file = Files.writeString(tmp.resolve("base-config.yaml"), configText(base));
-        Process run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                SandboxProcess.JAR.toString(), "run", "--config", file.toString())
+        List<String> command = JavaCommand.jar(SandboxProcess.JAR);
+        command.addAll(List.of("run", "--config", file.toString()));
+        Process run = new ProcessBuilder(command)
                 .redirectOutput(tmp.resolve("run.out").toFile()).redirectError(tmp.resolve("run.err").toFile()).start();
         assertThat(run.waitFor(60, TimeUnit.SECONDS)).as("run exits at once").isTrue();
         assertThat(run.exitValue()).as("a usage error").isEqualTo(2);

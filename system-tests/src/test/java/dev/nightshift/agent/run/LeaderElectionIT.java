@@ -13,8 +13,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import dev.nightshift.cli.JavaCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -153,11 +155,11 @@ class LeaderElectionIT {
         Path kubeconfig = harness.kube.writeKubeconfig(tmp.resolve("kubeconfig"));
         Path config = Files.writeString(tmp.resolve("agent.yaml"), "leaderElection: {enabled: true, leaseDuration: 20s}\n");
         Path screen = tmp.resolve("agent.out");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                JAR.toString(), "run", "--config", config.toString(), "--kubeconfig", kubeconfig.toString(),
+        List<String> command = JavaCommand.jar(JAR);
+        command.addAll(List.of("run", "--config", config.toString(), "--kubeconfig", kubeconfig.toString(),
                 "--repo", harness.daemon.url("specs.git"), "--cluster", "e2e", "--poll-interval", "1s", "--http-port", "0",
-                "--cache-dir", tmp.resolve("cache-process").toString(), "--leader-elect", "--provider", "simulated")
-                .redirectErrorStream(true).redirectOutput(screen.toFile());
+                "--cache-dir", tmp.resolve("cache-process").toString(), "--leader-elect", "--provider", "simulated"));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(screen.toFile());
         builder.environment().put("POD_NAME", "process-a");
         Process leader = builder.start();
         try {

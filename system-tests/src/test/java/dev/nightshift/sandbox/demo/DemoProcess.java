@@ -7,11 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.nightshift.cli.JavaCommand;
 
 /**
  * {@code nightshift demo} as a person runs it: the shaded jar in a process of its own, its screen
@@ -33,8 +33,8 @@ final class DemoProcess implements AutoCloseable {
 
     /** Starts {@code nightshift demo ARGS --dir WORK/demo}, its screen in {@code WORK/demo.out}. */
     static DemoProcess start(Path work, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                JAR.toString(), "demo"));
+        List<String> command = JavaCommand.jar(JAR);
+        command.add("demo");
         command.addAll(List.of(args));
         command.addAll(List.of("--dir", work.resolve("demo").toString()));
         Path screen = work.resolve("demo.out");

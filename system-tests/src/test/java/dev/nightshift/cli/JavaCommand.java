@@ -17,20 +17,14 @@ public final class JavaCommand {
     private JavaCommand() {
     }
 
-    /** {@code java} and the tests' JVM options, to which a caller adds its own and then {@code -jar}. */
-    public static List<String> java() {
+    /** {@code java}, the tests' JVM options and {@code -jar jar}: add the command and its arguments. */
+    public static List<String> jar(Path jar) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         String options = System.getProperty("nightshift.jarJvmOptions", "").strip();
         if (!options.isEmpty()) {
             command.addAll(Arrays.asList(options.split("\\s+")));
         }
-        return command;
-    }
-
-    /** {@code java}, the tests' JVM options and {@code -jar jar}: add the command and its arguments. */
-    public static List<String> jar(Path jar) {
-        List<String> command = java();
         command.add("-jar");
         command.add(jar.toString());
         return command;
